@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs every Debian package tirtune needs to build, test and benchmark. Idempotent: packages
+# already present are skipped, and nothing is installed from outside Debian's archive.
+set -euo pipefail
+
+PACKAGES=(
+  build-essential cmake ninja-build ccache pkg-config git clang-format
+  llvm-19-dev libzstd-dev
+  libxgboost-dev xgboost
+  libtbb-dev
+  libsqlite3-dev sqlite3
+  googletest libgtest-dev libgmock-dev
+  nlohmann-json3-dev libfmt-dev libspdlog-dev libcli11-dev
+  libonnx-dev libprotobuf-dev protobuf-compiler
+  libdnnl-dev
+)
+
+missing=()
+for pkg in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$pkg")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup: all ${#PACKAGES[@]} packages already installed"
+  exit 0
+fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+echo "setup: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+echo "setup: done"

@@ -1,0 +1,35 @@
+// PrimFunc construction.
+#include "tirtune/ir/function.h"
+
+#include <set>
+
+#include "tirtune/support/error.h"
+
+namespace tirtune {
+
+PrimFunc::PrimFunc(std::string name, std::vector<Buffer> params, Stmt body,
+                   std::map<std::string, Expr> attrs) {
+  std::set<const Object*> seen;
+  for (const Buffer& b : params) {
+    TT_ICHECK(b.defined(), "function {} has an undefined parameter", name);
+    TT_ICHECK(seen.insert(b.get()).second, "function {} lists buffer {} twice", name, b->name);
+  }
+  TT_ICHECK(body.defined(), "function {} without a body", name);
+  auto n = MakeObject<PrimFuncNode>();
+  n->name = std::move(name);
+  n->params = std::move(params);
+  n->body = std::move(body);
+  n->attrs = std::move(attrs);
+  data_ = ObjectPtr<const Object>(n);
+}
+
+PrimFunc PrimFunc::WithBody(Stmt body) const {
+  if (body.same_as(get()->body)) return *this;
+  return PrimFunc(get()->name, get()->params, std::move(body), get()->attrs);
+}
+
+PrimFunc PrimFunc::WithName(std::string name) const {
+  return PrimFunc(std::move(name), get()->params, get()->body, get()->attrs);
+}
+
+}  // namespace tirtune
