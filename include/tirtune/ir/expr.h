@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "tirtune/ir/dtype.h"
+#include "tirtune/support/dtype.h"
 #include "tirtune/support/object.h"
 
 namespace tirtune {

@@ -6,7 +6,7 @@
 #include <memory>
 #include <vector>
 
-#include "tirtune/ir/dtype.h"
+#include "tirtune/support/dtype.h"
 
 namespace tirtune {
 

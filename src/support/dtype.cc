@@ -1,5 +1,5 @@
 // Text form of data types.
-#include "tirtune/ir/dtype.h"
+#include "tirtune/support/dtype.h"
 
 #include <charconv>
 
