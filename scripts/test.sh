@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs the dependencies, builds tirtune with its tests, and runs every test. This is the
+# command CI runs (.ci/run); it works on a fresh Debian 12 machine.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+BUILD_DIR="${BUILD_DIR:-build/release}"
+JOBS="${JOBS:-$(nproc)}"
+
+bash scripts/setup.sh
+
+werror=OFF
+if [ "${CI:-}" = "true" ]; then werror=ON; fi
+cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTIRTUNE_WERROR="$werror"
+cmake --build "$BUILD_DIR" -j "$JOBS"
+ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$JOBS" --timeout 600

@@ -1,0 +1,18 @@
+// The subcommands of the `tirtune` program. Each Add*Command registers its options on the CLI11
+// app and the function that runs it; main() owns error reporting and exit codes.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace tirtune::cli {
+
+/// Options shared by every command.
+struct GlobalOptions {
+  /// Print machine-readable JSON on stdout instead of text.
+  bool json = false;
+};
+
+void AddWorkloadCommand(CLI::App& app, const GlobalOptions& global);
+void AddIrCommand(CLI::App& app, const GlobalOptions& global);
+
+}  // namespace tirtune::cli

@@ -1,0 +1,36 @@
+// Entry point of the `tirtune` command: wires the subcommands and maps failures to exit codes
+// (1: bad input, reported on stderr; 2: bad usage; 70: internal error).
+#include <fmt/core.h>
+
+#include <CLI/CLI.hpp>
+#include <exception>
+
+#include "commands.h"
+#include "tirtune/support/error.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"tirtune: a tensor-program auto-tuner"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "tirtune 0.1.0");
+  tirtune::cli::GlobalOptions global;
+  app.add_flag("--json", global.json, "print machine-readable JSON")->configurable(false);
+  tirtune::cli::AddWorkloadCommand(app, global);
+  tirtune::cli::AddIrCommand(app, global);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? 0 : 2;
+  } catch (const tirtune::UserError& e) {
+    fmt::print(stderr, "error: {}\n", e.what());
+    return 1;
+  } catch (const tirtune::InternalError& e) {
+    fmt::print(stderr, "{}\nThis is a bug in tirtune; please report it with the input.\n",
+               e.what());
+    return 70;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "error: {}\n", e.what());
+    return 1;
+  }
+  return 0;
+}
