@@ -1,0 +1,133 @@
+// End-to-end tests of the `tirtune` command, run as a user would: exit codes, stdout, stderr.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+namespace {
+
+struct Result {
+  int exit_code;
+  std::string out;
+  std::string err;
+};
+
+std::string ReadAll(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+class Cli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("tirtune_cli_test_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  Result Run(const std::string& args) {
+    std::string out = (dir_ / "stdout").string(), err = (dir_ / "stderr").string();
+    std::string cmd = std::string(TIRTUNE_BIN) + " " + args + " > " + out + " 2> " + err;
+    int status = std::system(cmd.c_str());
+    return {WEXITSTATUS(status), ReadAll(out), ReadAll(err)};
+  }
+
+  std::string Write(const std::string& name, const std::string& text) {
+    std::filesystem::path p = dir_ / name;
+    std::ofstream(p) << text;
+    return p.string();
+  }
+
+  std::filesystem::path dir_;
+};
+
+TEST_F(Cli, WorkloadListNamesTheBenchmarkOperators) {
+  Result r = Run("workload list");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* name : {"gemm", "conv2d", "softmax"}) {
+    EXPECT_NE(r.out.find(name), std::string::npos) << name;
+  }
+}
+
+TEST_F(Cli, JsonFlagWorksBeforeAndAfterTheSubcommand) {
+  for (const char* args : {"--json workload list", "workload list --json"}) {
+    Result r = Run(args);
+    ASSERT_EQ(r.exit_code, 0) << args << ": " << r.err;
+    nlohmann::json j = nlohmann::json::parse(r.out);
+    ASSERT_TRUE(j.is_array()) << args;
+    EXPECT_FALSE(j.empty());
+  }
+}
+
+TEST_F(Cli, PrintedWorkloadPassesIrCheck) {
+  Result printed = Run("workload print gemm:8,8,8");
+  ASSERT_EQ(printed.exit_code, 0) << printed.err;
+  // Drop the leading comment line with flops and hash; the rest is the function.
+  std::string file = Write("gemm.tir", printed.out);
+  Result checked = Run("ir check " + file);
+  EXPECT_EQ(checked.exit_code, 0) << checked.err;
+  EXPECT_NE(checked.out.find("def gemm"), std::string::npos) << checked.out;
+}
+
+TEST_F(Cli, PrintJsonCarriesHashAndFlops) {
+  Result r = Run("workload print gemm:8,8,8 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["flops"].get<double>(), 2.0 * 8 * 8 * 8);
+  EXPECT_EQ(j["hash"].get<std::string>().size(), 16u);
+  Result again = Run("workload print gemm:8,8,8 --json");
+  EXPECT_EQ(nlohmann::json::parse(again.out)["hash"], j["hash"]);
+}
+
+TEST_F(Cli, UnknownWorkloadIsAUserError) {
+  Result r = Run("workload print nosuch:1,2");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("error:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("nosuch"), std::string::npos) << r.err;
+}
+
+TEST_F(Cli, WrongArgumentCountIsAUserError) {
+  Result r = Run("workload print gemm:8,8");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("gemm"), std::string::npos) << r.err;
+}
+
+TEST_F(Cli, MissingFileIsAUserError) {
+  Result r = Run("ir check " + (dir_ / "absent.tir").string());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("cannot open"), std::string::npos) << r.err;
+}
+
+TEST_F(Cli, MalformedIrReportsFileLineAndColumn) {
+  std::string file = Write("bad.tir",
+                           "@prim_func\n"
+                           "def f(A: Buffer((4,), float32)):\n"
+                           "    A[0] = (1.0\n");
+  Result r = Run("ir check " + file);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find(file + ":3:"), std::string::npos) << r.err;
+}
+
+TEST_F(Cli, EvalRunsTheInterpreter) {
+  Result r = Run("workload eval gemm:4,4,4 --seed 3 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["params"].size(), 3u);
+  EXPECT_EQ(j["params"][2]["shape"], nlohmann::json({4, 4}));
+}
+
+TEST_F(Cli, MissingSubcommandIsAUsageError) {
+  Result r = Run("");
+  EXPECT_EQ(r.exit_code, 2);
+}
+
+}  // namespace
