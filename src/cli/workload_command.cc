@@ -50,15 +50,12 @@ void RunPrint(const PrintOptionsCli& opts, const GlobalOptions& global) {
   po.canonical_names = opts.canonical;
   std::string text = Print(w.func, po);
   if (global.json) {
-    nlohmann::json out = {{"spec", w.spec},
-                          {"hash", StructuralHashHex(w.func)},
-                          {"flops", w.flops},
-                          {"text", text}};
+    nlohmann::json out = {
+        {"spec", w.spec}, {"hash", StructuralHashHex(w.func)}, {"flops", w.flops}, {"text", text}};
     fmt::print("{}\n", out.dump(2));
     return;
   }
-  fmt::print("# {}  flops={:.0f}  hash={}\n{}", w.spec, w.flops, StructuralHashHex(w.func),
-             text);
+  fmt::print("# {}  flops={:.0f}  hash={}\n{}", w.spec, w.flops, StructuralHashHex(w.func), text);
 }
 
 struct EvalOptions {
@@ -70,8 +67,7 @@ void RunEval(const EvalOptions& opts, const GlobalOptions& global) {
   Workload w = MakeWorkload(opts.spec);
   auto start = std::chrono::steady_clock::now();
   std::vector<NDArray> args = InterpretWithRandomInputs(w.func, opts.seed);
-  double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   nlohmann::json params = nlohmann::json::array();
   for (size_t i = 0; i < args.size(); ++i) {
     const NDArray& a = args[i];
@@ -88,13 +84,16 @@ void RunEval(const EvalOptions& opts, const GlobalOptions& global) {
                       {"mean_abs", a.size() ? sum_abs / a.size() : 0.0}});
   }
   if (global.json) {
-    nlohmann::json out = {{"spec", w.spec},  {"seed", opts.seed},  {"flops", w.flops},
-                          {"seconds", seconds}, {"params", params}};
+    nlohmann::json out = {{"spec", w.spec},
+                          {"seed", opts.seed},
+                          {"flops", w.flops},
+                          {"seconds", seconds},
+                          {"params", params}};
     fmt::print("{}\n", out.dump(2));
     return;
   }
-  fmt::print("{}: interpreted in {:.3f} s ({:.1f} MFLOP/s in the reference interpreter)\n",
-             w.spec, seconds, w.flops / seconds / 1e6);
+  fmt::print("{}: interpreted in {:.3f} s ({:.1f} MFLOP/s in the reference interpreter)\n", w.spec,
+             seconds, w.flops / seconds / 1e6);
   for (const auto& p : params) {
     fmt::print("  {:<12} {:<8} shape=[{}] sum={:.6g} mean|x|={:.6g}\n",
                p["name"].get<std::string>(), p["dtype"].get<std::string>(),

@@ -7,9 +7,12 @@ namespace tirtune {
 
 const char* StorageScopeName(StorageScope s) {
   switch (s) {
-    case StorageScope::kGlobal: return "global";
-    case StorageScope::kShared: return "shared";
-    case StorageScope::kLocal: return "local";
+    case StorageScope::kGlobal:
+      return "global";
+    case StorageScope::kShared:
+      return "shared";
+    case StorageScope::kLocal:
+      return "local";
   }
   return "?";
 }

@@ -20,9 +20,24 @@ struct IntrinsicInfo {
   int arity;
 };
 constexpr std::array<IntrinsicInfo, 18> kIntrinsics = {{
-    {"exp", 1}, {"exp2", 1}, {"log", 1}, {"log2", 1}, {"sqrt", 1}, {"rsqrt", 1},
-    {"tanh", 1}, {"sigmoid", 1}, {"erf", 1}, {"pow", 2}, {"fabs", 1}, {"floor", 1},
-    {"ceil", 1}, {"round", 1}, {"trunc", 1}, {"sin", 1}, {"cos", 1}, {"fma", 3},
+    {"exp", 1},
+    {"exp2", 1},
+    {"log", 1},
+    {"log2", 1},
+    {"sqrt", 1},
+    {"rsqrt", 1},
+    {"tanh", 1},
+    {"sigmoid", 1},
+    {"erf", 1},
+    {"pow", 2},
+    {"fabs", 1},
+    {"floor", 1},
+    {"ceil", 1},
+    {"round", 1},
+    {"trunc", 1},
+    {"sin", 1},
+    {"cos", 1},
+    {"fma", 3},
 }};
 static_assert(kIntrinsics.size() == static_cast<size_t>(Intrinsic::kFma) + 1);
 }  // namespace
@@ -59,8 +74,8 @@ Expr Bool(bool value) { return IntImm(DataType::Bool(), value); }
 namespace {
 template <NodeKind K>
 Expr MakeBinaryOf(DataType t, Expr a, Expr b) {
-  return Expr(ObjectPtr<const ExprNode>(
-      MakeObject<BinaryOpNode<K>>(t, std::move(a), std::move(b))));
+  return Expr(
+      ObjectPtr<const ExprNode>(MakeObject<BinaryOpNode<K>>(t, std::move(a), std::move(b))));
 }
 }  // namespace
 
@@ -74,14 +89,15 @@ Expr MakeBinary(NodeKind k, Expr a, Expr b) {
     TT_ICHECK(a.dtype().is_bool(), "logical operand of type {}", a.dtype().str());
   }
   switch (k) {
-#define TT_CASE(Name) \
-  case NodeKind::k##Name: return MakeBinaryOf<NodeKind::k##Name>(t, std::move(a), std::move(b));
-    TT_CASE(Add) TT_CASE(Sub) TT_CASE(Mul) TT_CASE(Div) TT_CASE(FloorDiv) TT_CASE(FloorMod)
-    TT_CASE(Min) TT_CASE(Max) TT_CASE(EQ) TT_CASE(NE) TT_CASE(LT) TT_CASE(LE) TT_CASE(GT)
-    TT_CASE(GE) TT_CASE(And) TT_CASE(Or)
+#define TT_CASE(Name)     \
+  case NodeKind::k##Name: \
+    return MakeBinaryOf<NodeKind::k##Name>(t, std::move(a), std::move(b));
+    TT_CASE(Add)
+    TT_CASE(Sub) TT_CASE(Mul) TT_CASE(Div) TT_CASE(FloorDiv) TT_CASE(FloorMod) TT_CASE(Min)
+        TT_CASE(Max) TT_CASE(EQ) TT_CASE(NE) TT_CASE(LT) TT_CASE(LE) TT_CASE(GT) TT_CASE(GE)
+            TT_CASE(And) TT_CASE(Or)
 #undef TT_CASE
-    default:
-      TT_UNREACHABLE("kind {} is not binary", static_cast<int>(k));
+                default : TT_UNREACHABLE("kind {} is not binary", static_cast<int>(k));
   }
 }
 
@@ -99,8 +115,8 @@ Expr MakeSelect(Expr cond, Expr t, Expr f) {
 }
 
 Expr MakeCast(DataType t, Expr value) {
-  TT_ICHECK(t.lanes() == value.dtype().lanes(), "cast changes lanes: {} to {}",
-            value.dtype().str(), t.str());
+  TT_ICHECK(t.lanes() == value.dtype().lanes(), "cast changes lanes: {} to {}", value.dtype().str(),
+            t.str());
   return Expr(ObjectPtr<const ExprNode>(MakeObject<CastNode>(t, std::move(value))));
 }
 
@@ -116,10 +132,9 @@ Expr MakeCall(Intrinsic op, std::vector<Expr> args) {
 }
 
 Expr MakeRamp(Expr base, Expr stride, int lanes) {
-  TT_ICHECK(lanes > 1 && base.dtype().is_scalar() && base.dtype() == stride.dtype(),
-            "bad ramp");
-  return Expr(ObjectPtr<const ExprNode>(
-      MakeObject<RampNode>(std::move(base), std::move(stride), lanes)));
+  TT_ICHECK(lanes > 1 && base.dtype().is_scalar() && base.dtype() == stride.dtype(), "bad ramp");
+  return Expr(
+      ObjectPtr<const ExprNode>(MakeObject<RampNode>(std::move(base), std::move(stride), lanes)));
 }
 
 Expr MakeBroadcast(Expr value, int lanes) {

@@ -11,18 +11,21 @@ void ExprVisitor::VisitExpr_(const FloatImmNode*) {}
 void ExprVisitor::VisitExpr_(const StringImmNode*) {}
 void ExprVisitor::VisitExpr_(const VarNode*) {}
 
-#define TT_VISIT_BINARY(Name)                           \
+#define TT_VISIT_BINARY(Name)                          \
   void ExprVisitor::VisitExpr_(const Name##Node* op) { \
-    VisitExpr(op->a);                                   \
-    VisitExpr(op->b);                                   \
+    VisitExpr(op->a);                                  \
+    VisitExpr(op->b);                                  \
   }
-TT_VISIT_BINARY(Add) TT_VISIT_BINARY(Sub) TT_VISIT_BINARY(Mul) TT_VISIT_BINARY(Div)
-TT_VISIT_BINARY(FloorDiv) TT_VISIT_BINARY(FloorMod) TT_VISIT_BINARY(Min) TT_VISIT_BINARY(Max)
-TT_VISIT_BINARY(EQ) TT_VISIT_BINARY(NE) TT_VISIT_BINARY(LT) TT_VISIT_BINARY(LE)
-TT_VISIT_BINARY(GT) TT_VISIT_BINARY(GE) TT_VISIT_BINARY(And) TT_VISIT_BINARY(Or)
+TT_VISIT_BINARY(Add)
+TT_VISIT_BINARY(Sub) TT_VISIT_BINARY(Mul) TT_VISIT_BINARY(Div) TT_VISIT_BINARY(FloorDiv)
+    TT_VISIT_BINARY(FloorMod) TT_VISIT_BINARY(Min) TT_VISIT_BINARY(Max) TT_VISIT_BINARY(EQ)
+        TT_VISIT_BINARY(NE) TT_VISIT_BINARY(LT) TT_VISIT_BINARY(LE) TT_VISIT_BINARY(GT)
+            TT_VISIT_BINARY(GE) TT_VISIT_BINARY(And) TT_VISIT_BINARY(Or)
 #undef TT_VISIT_BINARY
 
-void ExprVisitor::VisitExpr_(const NotNode* op) { VisitExpr(op->a); }
+                void ExprVisitor::VisitExpr_(const NotNode* op) {
+  VisitExpr(op->a);
+}
 void ExprVisitor::VisitExpr_(const SelectNode* op) {
   VisitExpr(op->cond);
   VisitExpr(op->t);
@@ -70,21 +73,21 @@ Expr ExprMutator::VisitExpr_(const FloatImmNode* op) { return GetRef(op); }
 Expr ExprMutator::VisitExpr_(const StringImmNode* op) { return GetRef(op); }
 Expr ExprMutator::VisitExpr_(const VarNode* op) { return GetRef(op); }
 
-#define TT_MUTATE_BINARY(Name)                                       \
-  Expr ExprMutator::VisitExpr_(const Name##Node* op) {               \
-    Expr a = VisitExpr(op->a);                                       \
-    Expr b = VisitExpr(op->b);                                       \
-    if (a.same_as(op->a) && b.same_as(op->b)) return GetRef(op);    \
+#define TT_MUTATE_BINARY(Name)                                        \
+  Expr ExprMutator::VisitExpr_(const Name##Node* op) {                \
+    Expr a = VisitExpr(op->a);                                        \
+    Expr b = VisitExpr(op->b);                                        \
+    if (a.same_as(op->a) && b.same_as(op->b)) return GetRef(op);      \
     return MakeBinary(NodeKind::k##Name, std::move(a), std::move(b)); \
   }
-TT_MUTATE_BINARY(Add) TT_MUTATE_BINARY(Sub) TT_MUTATE_BINARY(Mul) TT_MUTATE_BINARY(Div)
-TT_MUTATE_BINARY(FloorDiv) TT_MUTATE_BINARY(FloorMod) TT_MUTATE_BINARY(Min)
-TT_MUTATE_BINARY(Max) TT_MUTATE_BINARY(EQ) TT_MUTATE_BINARY(NE) TT_MUTATE_BINARY(LT)
-TT_MUTATE_BINARY(LE) TT_MUTATE_BINARY(GT) TT_MUTATE_BINARY(GE) TT_MUTATE_BINARY(And)
-TT_MUTATE_BINARY(Or)
+TT_MUTATE_BINARY(Add)
+TT_MUTATE_BINARY(Sub) TT_MUTATE_BINARY(Mul) TT_MUTATE_BINARY(Div) TT_MUTATE_BINARY(FloorDiv)
+    TT_MUTATE_BINARY(FloorMod) TT_MUTATE_BINARY(Min) TT_MUTATE_BINARY(Max) TT_MUTATE_BINARY(EQ)
+        TT_MUTATE_BINARY(NE) TT_MUTATE_BINARY(LT) TT_MUTATE_BINARY(LE) TT_MUTATE_BINARY(GT)
+            TT_MUTATE_BINARY(GE) TT_MUTATE_BINARY(And) TT_MUTATE_BINARY(Or)
 #undef TT_MUTATE_BINARY
 
-Expr ExprMutator::VisitExpr_(const NotNode* op) {
+                Expr ExprMutator::VisitExpr_(const NotNode* op) {
   Expr a = VisitExpr(op->a);
   return a.same_as(op->a) ? GetRef(op) : MakeNot(std::move(a));
 }

@@ -56,23 +56,40 @@ Expr FoldArith(NodeKind k, const Expr& a, const Expr& b) {
     if (!y) return Expr();
     int64_t u = x->value, v = y->value;
     switch (k) {
-      case NodeKind::kAdd: return IntImm(t, u + v);
-      case NodeKind::kSub: return IntImm(t, u - v);
-      case NodeKind::kMul: return IntImm(t, u * v);
-      case NodeKind::kDiv: return v == 0 ? Expr() : IntImm(t, u / v);
-      case NodeKind::kFloorDiv: return v == 0 ? Expr() : IntImm(t, FloorDivInt(u, v));
-      case NodeKind::kFloorMod: return v == 0 ? Expr() : IntImm(t, FloorModInt(u, v));
-      case NodeKind::kMin: return IntImm(t, std::min(u, v));
-      case NodeKind::kMax: return IntImm(t, std::max(u, v));
-      case NodeKind::kEQ: return Bool(u == v);
-      case NodeKind::kNE: return Bool(u != v);
-      case NodeKind::kLT: return Bool(u < v);
-      case NodeKind::kLE: return Bool(u <= v);
-      case NodeKind::kGT: return Bool(u > v);
-      case NodeKind::kGE: return Bool(u >= v);
-      case NodeKind::kAnd: return Bool(u && v);
-      case NodeKind::kOr: return Bool(u || v);
-      default: return Expr();
+      case NodeKind::kAdd:
+        return IntImm(t, u + v);
+      case NodeKind::kSub:
+        return IntImm(t, u - v);
+      case NodeKind::kMul:
+        return IntImm(t, u * v);
+      case NodeKind::kDiv:
+        return v == 0 ? Expr() : IntImm(t, u / v);
+      case NodeKind::kFloorDiv:
+        return v == 0 ? Expr() : IntImm(t, FloorDivInt(u, v));
+      case NodeKind::kFloorMod:
+        return v == 0 ? Expr() : IntImm(t, FloorModInt(u, v));
+      case NodeKind::kMin:
+        return IntImm(t, std::min(u, v));
+      case NodeKind::kMax:
+        return IntImm(t, std::max(u, v));
+      case NodeKind::kEQ:
+        return Bool(u == v);
+      case NodeKind::kNE:
+        return Bool(u != v);
+      case NodeKind::kLT:
+        return Bool(u < v);
+      case NodeKind::kLE:
+        return Bool(u <= v);
+      case NodeKind::kGT:
+        return Bool(u > v);
+      case NodeKind::kGE:
+        return Bool(u >= v);
+      case NodeKind::kAnd:
+        return Bool(u && v);
+      case NodeKind::kOr:
+        return Bool(u || v);
+      default:
+        return Expr();
     }
   }
   if (const auto* x = a.as<FloatImmNode>()) {
@@ -80,19 +97,32 @@ Expr FoldArith(NodeKind k, const Expr& a, const Expr& b) {
     if (!y) return Expr();
     double u = x->value, v = y->value;
     switch (k) {
-      case NodeKind::kAdd: return MakeConst(t, u + v);
-      case NodeKind::kSub: return MakeConst(t, u - v);
-      case NodeKind::kMul: return MakeConst(t, u * v);
-      case NodeKind::kDiv: return MakeConst(t, u / v);
-      case NodeKind::kMin: return MakeConst(t, std::min(u, v));
-      case NodeKind::kMax: return MakeConst(t, std::max(u, v));
-      case NodeKind::kEQ: return Bool(u == v);
-      case NodeKind::kNE: return Bool(u != v);
-      case NodeKind::kLT: return Bool(u < v);
-      case NodeKind::kLE: return Bool(u <= v);
-      case NodeKind::kGT: return Bool(u > v);
-      case NodeKind::kGE: return Bool(u >= v);
-      default: return Expr();
+      case NodeKind::kAdd:
+        return MakeConst(t, u + v);
+      case NodeKind::kSub:
+        return MakeConst(t, u - v);
+      case NodeKind::kMul:
+        return MakeConst(t, u * v);
+      case NodeKind::kDiv:
+        return MakeConst(t, u / v);
+      case NodeKind::kMin:
+        return MakeConst(t, std::min(u, v));
+      case NodeKind::kMax:
+        return MakeConst(t, std::max(u, v));
+      case NodeKind::kEQ:
+        return Bool(u == v);
+      case NodeKind::kNE:
+        return Bool(u != v);
+      case NodeKind::kLT:
+        return Bool(u < v);
+      case NodeKind::kLE:
+        return Bool(u <= v);
+      case NodeKind::kGT:
+        return Bool(u > v);
+      case NodeKind::kGE:
+        return Bool(u >= v);
+      default:
+        return Expr();
     }
   }
   return Expr();
@@ -198,18 +228,18 @@ Expr Pow(Expr x, Expr y) {
 
 Expr MinValue(DataType t) {
   if (t.is_float()) {
-    return FloatImm(t, t.bits() == 64 ? -std::numeric_limits<double>::max()
+    return FloatImm(t, t.bits() == 64   ? -std::numeric_limits<double>::max()
                        : t.bits() == 32 ? -std::numeric_limits<float>::max()
                                         : -65504.0);
   }
   if (t.is_bool() || t.code() == DataType::Code::kUInt) return IntImm(t, 0);
-  return IntImm(t, t.bits() == 64 ? std::numeric_limits<int64_t>::min()
-                                  : -(int64_t{1} << (t.bits() - 1)));
+  return IntImm(
+      t, t.bits() == 64 ? std::numeric_limits<int64_t>::min() : -(int64_t{1} << (t.bits() - 1)));
 }
 
 Expr MaxValue(DataType t) {
   if (t.is_float()) {
-    return FloatImm(t, t.bits() == 64 ? std::numeric_limits<double>::max()
+    return FloatImm(t, t.bits() == 64   ? std::numeric_limits<double>::max()
                        : t.bits() == 32 ? std::numeric_limits<float>::max()
                                         : 65504.0);
   }

@@ -7,18 +7,23 @@ namespace tirtune {
 
 const char* ForKindName(ForKind k) {
   switch (k) {
-    case ForKind::kSerial: return "serial";
-    case ForKind::kParallel: return "parallel";
-    case ForKind::kVectorized: return "vectorized";
-    case ForKind::kUnrolled: return "unroll";
-    case ForKind::kThreadBinding: return "thread_binding";
+    case ForKind::kSerial:
+      return "serial";
+    case ForKind::kParallel:
+      return "parallel";
+    case ForKind::kVectorized:
+      return "vectorized";
+    case ForKind::kUnrolled:
+      return "unroll";
+    case ForKind::kThreadBinding:
+      return "thread_binding";
   }
   return "?";
 }
 
 bool ForKindFromName(const std::string& name, ForKind* out) {
-  for (ForKind k : {ForKind::kSerial, ForKind::kParallel, ForKind::kVectorized,
-                    ForKind::kUnrolled, ForKind::kThreadBinding}) {
+  for (ForKind k : {ForKind::kSerial, ForKind::kParallel, ForKind::kVectorized, ForKind::kUnrolled,
+                    ForKind::kThreadBinding}) {
     if (name == ForKindName(k)) {
       *out = k;
       return true;
@@ -27,8 +32,8 @@ bool ForKindFromName(const std::string& name, ForKind* out) {
   return false;
 }
 
-Stmt MakeFor(Var loop_var, Expr min, Expr extent, ForKind kind, Stmt body,
-             std::string thread_tag, Annotations annotations) {
+Stmt MakeFor(Var loop_var, Expr min, Expr extent, ForKind kind, Stmt body, std::string thread_tag,
+             Annotations annotations) {
   TT_ICHECK(loop_var.defined() && min.defined() && extent.defined() && body.defined(),
             "for with an undefined field");
   TT_ICHECK(loop_var.dtype() == min.dtype() && min.dtype() == extent.dtype(),
@@ -84,9 +89,8 @@ Stmt MakeBufferStore(Buffer buffer, Expr value, std::vector<Expr> indices) {
   TT_ICHECK(static_cast<int>(indices.size()) == buffer->ndim(),
             "store to {} with {} indices, buffer has rank {}", buffer->name, indices.size(),
             buffer->ndim());
-  TT_ICHECK(value.dtype().element_of() == buffer->dtype,
-            "store of a {} value into {} of {}", value.dtype().str(), buffer->name,
-            buffer->dtype.str());
+  TT_ICHECK(value.dtype().element_of() == buffer->dtype, "store of a {} value into {} of {}",
+            value.dtype().str(), buffer->name, buffer->dtype.str());
   auto n = MakeObject<BufferStoreNode>();
   n->buffer = std::move(buffer);
   n->value = std::move(value);

@@ -168,8 +168,8 @@ class WellFormedChecker : public StmtVisitor {
     if (accesses_.empty()) return;
     const BlockAccess& access = accesses_.back();
     if (is_write && !access.writable.count(b.get())) {
-      Error("block '{}' writes buffer '{}' without declaring it in writes()",
-            block_names_.back(), b->name);
+      Error("block '{}' writes buffer '{}' without declaring it in writes()", block_names_.back(),
+            b->name);
     } else if (!is_write && !access.readable.count(b.get())) {
       Error("block '{}' reads buffer '{}' without declaring it in reads()", block_names_.back(),
             b->name);

@@ -13,11 +13,21 @@ std::string DataType::str() const {
     s = "bool";
   } else {
     switch (code_) {
-      case Code::kInt: s = "int"; break;
-      case Code::kUInt: s = "uint"; break;
-      case Code::kFloat: s = "float"; break;
-      case Code::kBFloat: s = "bfloat"; break;
-      case Code::kHandle: s = "handle"; break;
+      case Code::kInt:
+        s = "int";
+        break;
+      case Code::kUInt:
+        s = "uint";
+        break;
+      case Code::kFloat:
+        s = "float";
+        break;
+      case Code::kBFloat:
+        s = "bfloat";
+        break;
+      case Code::kHandle:
+        s = "handle";
+        break;
     }
     s += std::to_string(bits_);
   }
@@ -52,7 +62,7 @@ std::optional<DataType> DataType::Parse(std::string_view text) {
     if (text.substr(0, p.name.size()) != p.name) continue;
     int bits = 0;
     if (!ParseInt(text.substr(p.name.size()), &bits)) continue;
-    bool ok = (p.code == Code::kFloat) ? (bits == 16 || bits == 32 || bits == 64)
+    bool ok = (p.code == Code::kFloat)    ? (bits == 16 || bits == 32 || bits == 64)
               : (p.code == Code::kBFloat) ? bits == 16
                                           : (bits == 8 || bits == 16 || bits == 32 || bits == 64);
     if (!ok) return std::nullopt;

@@ -5,7 +5,8 @@ namespace tirtune {
 
 void ThrowInternalError(const char* file, int line, const char* condition,
                         const std::string& message) {
-  std::string what = fmt::format("internal error at {}:{}: check `{}` failed", file, line, condition);
+  std::string what =
+      fmt::format("internal error at {}:{}: check `{}` failed", file, line, condition);
   if (!message.empty()) what += ": " + message;
   throw InternalError(what);
 }

@@ -1,8 +1,9 @@
 // VerifyWellFormed: each rule of ir/verify.h, broken once.
+#include "tirtune/ir/verify.h"
+
 #include <gtest/gtest.h>
 
 #include "tirtune/ir/op.h"
-#include "tirtune/ir/verify.h"
 
 namespace tirtune {
 namespace {
@@ -18,8 +19,8 @@ struct Fixture {
     Block root = MakeBlock("root", {}, {}, {}, std::move(body), Stmt(), std::move(allocs));
     return MakeBlockRealize({}, Bool(true), root);
   }
-  Stmt Compute(Expr value_index, std::vector<BufferRegion> reads,
-               std::vector<BufferRegion> writes, Expr binding) {
+  Stmt Compute(Expr value_index, std::vector<BufferRegion> reads, std::vector<BufferRegion> writes,
+               Expr binding) {
     Stmt store = MakeBufferStore(a, MakeBufferLoad(b, {value_index}) + 1.0f, {vi});
     Block blk = MakeBlock("A", {IterVar{vi, Range{0, 8}, IterKind::kSpatial}}, std::move(reads),
                           std::move(writes), store);
@@ -37,15 +38,15 @@ bool HasError(const std::vector<std::string>& errors, const std::string& needle)
 
 TEST(VerifyWellFormed, AcceptsWellFormedFunction) {
   Fixture f;
-  PrimFunc func = f.Func(f.Compute(f.vi, {BufferRegion::Point(f.b, {f.vi})},
-                                   {BufferRegion::Point(f.a, {f.vi})}, f.i));
+  PrimFunc func = f.Func(
+      f.Compute(f.vi, {BufferRegion::Point(f.b, {f.vi})}, {BufferRegion::Point(f.a, {f.vi})}, f.i));
   EXPECT_TRUE(VerifyWellFormed(func).empty());
 }
 
 TEST(VerifyWellFormed, RejectsOuterLoopVariableInsideBlock) {
   Fixture f;
-  PrimFunc func = f.Func(f.Compute(f.i, {BufferRegion::Point(f.b, {f.i})},
-                                   {BufferRegion::Point(f.a, {f.vi})}, f.i));
+  PrimFunc func = f.Func(
+      f.Compute(f.i, {BufferRegion::Point(f.b, {f.i})}, {BufferRegion::Point(f.a, {f.vi})}, f.i));
   EXPECT_TRUE(HasError(VerifyWellFormed(func), "uses outer variable 'i' directly"));
 }
 
@@ -79,8 +80,8 @@ TEST(VerifyWellFormed, RejectsBufferOutOfScope) {
 
 TEST(VerifyWellFormed, RejectsDuplicateBlockNames) {
   Fixture f;
-  Stmt one = f.Compute(f.vi, {BufferRegion::Point(f.b, {f.vi})},
-                       {BufferRegion::Point(f.a, {f.vi})}, f.i);
+  Stmt one =
+      f.Compute(f.vi, {BufferRegion::Point(f.b, {f.vi})}, {BufferRegion::Point(f.a, {f.vi})}, f.i);
   Var j("j");
   Var vj("vj");
   Stmt store = MakeBufferStore(f.a, MakeBufferLoad(f.b, {vj}), {vj});

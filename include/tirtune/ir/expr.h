@@ -43,8 +43,8 @@ Expr GetRef(const NodeT* node) {
   return Expr(ObjectPtr<const ExprNode>(node));
 }
 
-#define TT_EXPR_KIND(Name)                                              \
-  static constexpr NodeKind kKind = NodeKind::k##Name;                  \
+#define TT_EXPR_KIND(Name)                             \
+  static constexpr NodeKind kKind = NodeKind::k##Name; \
   static bool IsKind(NodeKind k) { return k == kKind; }
 
 /// An integer (or bool) constant.
@@ -67,7 +67,8 @@ class FloatImmNode : public ExprNode {
 class StringImmNode : public ExprNode {
  public:
   std::string value;
-  explicit StringImmNode(std::string v) : ExprNode(kKind, DataType::Handle()), value(std::move(v)) {}
+  explicit StringImmNode(std::string v)
+      : ExprNode(kKind, DataType::Handle()), value(std::move(v)) {}
   TT_EXPR_KIND(StringImm)
 };
 
@@ -154,8 +155,24 @@ class CastNode : public ExprNode {
 
 /// Pure math intrinsics. The text name is the enumerator's name in lower case.
 enum class Intrinsic : uint8_t {
-  kExp, kExp2, kLog, kLog2, kSqrt, kRsqrt, kTanh, kSigmoid, kErf, kPow, kFabs, kFloor, kCeil,
-  kRound, kTrunc, kSin, kCos, kFma,
+  kExp,
+  kExp2,
+  kLog,
+  kLog2,
+  kSqrt,
+  kRsqrt,
+  kTanh,
+  kSigmoid,
+  kErf,
+  kPow,
+  kFabs,
+  kFloor,
+  kCeil,
+  kRound,
+  kTrunc,
+  kSin,
+  kCos,
+  kFma,
 };
 const char* IntrinsicName(Intrinsic op);
 /// Number of arguments the intrinsic takes.
@@ -202,7 +219,9 @@ class LetNode : public ExprNode {
   Var var;
   Expr value, body;
   LetNode(Var var, Expr value, Expr body)
-      : ExprNode(kKind, body.dtype()), var(std::move(var)), value(std::move(value)),
+      : ExprNode(kKind, body.dtype()),
+        var(std::move(var)),
+        value(std::move(value)),
         body(std::move(body)) {}
   TT_EXPR_KIND(Let)
 };

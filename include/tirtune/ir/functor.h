@@ -80,45 +80,45 @@ class StmtFunctor {
 #undef TT_NODE
 };
 
-#define TT_EXPR_OVERRIDES(R)                                   \
-  R VisitExpr_(const IntImmNode* op) override;                 \
-  R VisitExpr_(const FloatImmNode* op) override;               \
-  R VisitExpr_(const StringImmNode* op) override;              \
-  R VisitExpr_(const VarNode* op) override;                    \
-  R VisitExpr_(const AddNode* op) override;                    \
-  R VisitExpr_(const SubNode* op) override;                    \
-  R VisitExpr_(const MulNode* op) override;                    \
-  R VisitExpr_(const DivNode* op) override;                    \
-  R VisitExpr_(const FloorDivNode* op) override;               \
-  R VisitExpr_(const FloorModNode* op) override;               \
-  R VisitExpr_(const MinNode* op) override;                    \
-  R VisitExpr_(const MaxNode* op) override;                    \
-  R VisitExpr_(const EQNode* op) override;                     \
-  R VisitExpr_(const NENode* op) override;                     \
-  R VisitExpr_(const LTNode* op) override;                     \
-  R VisitExpr_(const LENode* op) override;                     \
-  R VisitExpr_(const GTNode* op) override;                     \
-  R VisitExpr_(const GENode* op) override;                     \
-  R VisitExpr_(const AndNode* op) override;                    \
-  R VisitExpr_(const OrNode* op) override;                     \
-  R VisitExpr_(const NotNode* op) override;                    \
-  R VisitExpr_(const SelectNode* op) override;                 \
-  R VisitExpr_(const CastNode* op) override;                   \
-  R VisitExpr_(const CallNode* op) override;                   \
-  R VisitExpr_(const BufferLoadNode* op) override;             \
-  R VisitExpr_(const RampNode* op) override;                   \
-  R VisitExpr_(const BroadcastNode* op) override;              \
+#define TT_EXPR_OVERRIDES(R)                       \
+  R VisitExpr_(const IntImmNode* op) override;     \
+  R VisitExpr_(const FloatImmNode* op) override;   \
+  R VisitExpr_(const StringImmNode* op) override;  \
+  R VisitExpr_(const VarNode* op) override;        \
+  R VisitExpr_(const AddNode* op) override;        \
+  R VisitExpr_(const SubNode* op) override;        \
+  R VisitExpr_(const MulNode* op) override;        \
+  R VisitExpr_(const DivNode* op) override;        \
+  R VisitExpr_(const FloorDivNode* op) override;   \
+  R VisitExpr_(const FloorModNode* op) override;   \
+  R VisitExpr_(const MinNode* op) override;        \
+  R VisitExpr_(const MaxNode* op) override;        \
+  R VisitExpr_(const EQNode* op) override;         \
+  R VisitExpr_(const NENode* op) override;         \
+  R VisitExpr_(const LTNode* op) override;         \
+  R VisitExpr_(const LENode* op) override;         \
+  R VisitExpr_(const GTNode* op) override;         \
+  R VisitExpr_(const GENode* op) override;         \
+  R VisitExpr_(const AndNode* op) override;        \
+  R VisitExpr_(const OrNode* op) override;         \
+  R VisitExpr_(const NotNode* op) override;        \
+  R VisitExpr_(const SelectNode* op) override;     \
+  R VisitExpr_(const CastNode* op) override;       \
+  R VisitExpr_(const CallNode* op) override;       \
+  R VisitExpr_(const BufferLoadNode* op) override; \
+  R VisitExpr_(const RampNode* op) override;       \
+  R VisitExpr_(const BroadcastNode* op) override;  \
   R VisitExpr_(const LetNode* op) override;
 
-#define TT_STMT_OVERRIDES(R)                                   \
-  R VisitStmt_(const ForNode* op) override;                    \
-  R VisitStmt_(const BlockNode* op) override;                  \
-  R VisitStmt_(const BlockRealizeNode* op) override;           \
-  R VisitStmt_(const BufferStoreNode* op) override;            \
-  R VisitStmt_(const SeqStmtNode* op) override;                \
-  R VisitStmt_(const IfThenElseNode* op) override;             \
-  R VisitStmt_(const EvaluateNode* op) override;               \
-  R VisitStmt_(const LetStmtNode* op) override;                \
+#define TT_STMT_OVERRIDES(R)                         \
+  R VisitStmt_(const ForNode* op) override;          \
+  R VisitStmt_(const BlockNode* op) override;        \
+  R VisitStmt_(const BlockRealizeNode* op) override; \
+  R VisitStmt_(const BufferStoreNode* op) override;  \
+  R VisitStmt_(const SeqStmtNode* op) override;      \
+  R VisitStmt_(const IfThenElseNode* op) override;   \
+  R VisitStmt_(const EvaluateNode* op) override;     \
+  R VisitStmt_(const LetStmtNode* op) override;      \
   R VisitStmt_(const AllocateNode* op) override;
 
 /// Walks every sub-expression.

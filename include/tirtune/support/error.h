@@ -28,15 +28,15 @@ class InternalError : public std::runtime_error {
 }  // namespace tirtune
 
 /// Checks an internal invariant. The message arguments (fmt syntax) are evaluated only on failure.
-#define TT_ICHECK(cond, ...)                                                              \
-  do {                                                                                    \
-    if (!(cond)) {                                                                        \
-      ::tirtune::ThrowInternalError(__FILE__, __LINE__, #cond,                             \
-                                    ::tirtune::detail::CheckMessage(__VA_ARGS__));        \
-    }                                                                                     \
+#define TT_ICHECK(cond, ...)                                                       \
+  do {                                                                             \
+    if (!(cond)) {                                                                 \
+      ::tirtune::ThrowInternalError(__FILE__, __LINE__, #cond,                     \
+                                    ::tirtune::detail::CheckMessage(__VA_ARGS__)); \
+    }                                                                              \
   } while (false)
 
-#define TT_UNREACHABLE(...) \
+#define TT_UNREACHABLE(...)                                        \
   ::tirtune::ThrowInternalError(__FILE__, __LINE__, "unreachable", \
                                 ::tirtune::detail::CheckMessage(__VA_ARGS__))
 
