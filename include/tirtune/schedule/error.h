@@ -1,0 +1,50 @@
+// ScheduleError: the failure of a schedule primitive whose preconditions do not hold. Inside the
+// search it is caught per candidate and only the cheap one-line message is rendered; for users
+// the detailed message prints the function with the offending loops or blocks marked.
+#pragma once
+
+#include <exception>
+#include <string>
+#include <vector>
+
+#include "tirtune/ir/function.h"
+
+namespace tirtune {
+
+class ScheduleError : public std::exception {
+ public:
+  /// The error class name, e.g. "NotOnlyChildError".
+  virtual const char* Kind() const = 0;
+  /// One line, cheap to build: used inside search and as what().
+  virtual std::string ShortMessage() const = 0;
+  /// A fuller explanation (what rule broke, what to do instead); defaults to the short message.
+  virtual std::string Explanation() const { return ShortMessage(); }
+  /// Loops (ForNode) or blocks (BlockRealizeNode) to mark in the detailed message.
+  virtual std::vector<const Object*> Locations() const { return {}; }
+
+  /// "Kind: explanation" followed by `func` printed with Locations() marked.
+  std::string DetailedMessage(const PrimFunc& func) const;
+  const char* what() const noexcept override;
+
+ private:
+  mutable std::string what_;
+};
+
+/// A ScheduleError with a fixed kind and message, for the simple preconditions shared by many
+/// primitives. `locations` are the nodes to mark.
+class SimpleScheduleError : public ScheduleError {
+ public:
+  SimpleScheduleError(const char* kind, std::string message,
+                      std::vector<const Object*> locations = {})
+      : kind_(kind), message_(std::move(message)), locations_(std::move(locations)) {}
+  const char* Kind() const override { return kind_; }
+  std::string ShortMessage() const override { return message_; }
+  std::vector<const Object*> Locations() const override { return locations_; }
+
+ private:
+  const char* kind_;
+  std::string message_;
+  std::vector<const Object*> locations_;
+};
+
+}  // namespace tirtune

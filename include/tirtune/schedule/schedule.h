@@ -1,0 +1,93 @@
+// Schedule: the user-facing object for transforming a PrimFunc. Every primitive checks its
+// preconditions (throwing a ScheduleError that leaves the schedule unchanged), transforms the
+// function, and records one instruction in the trace. Blocks, loops and sampled integers are
+// handled through random variables (BlockRV, LoopRV, ExprRV).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <variant>
+#include <vector>
+
+#include "tirtune/ir/function.h"
+#include "tirtune/schedule/error.h"
+#include "tirtune/schedule/instruction.h"
+#include "tirtune/schedule/random.h"
+#include "tirtune/schedule/state.h"
+#include "tirtune/schedule/trace.h"
+
+namespace tirtune {
+
+/// A split factor: a constant, a sampled ExprRV, or nothing (inferred from the others; at most
+/// one per split).
+using SplitFactor = std::variant<std::monostate, int64_t, ExprRV>;
+
+class Schedule {
+ public:
+  explicit Schedule(PrimFunc func, uint64_t seed = 1);
+
+  const PrimFunc& func() const { return state_.func(); }
+  const ScheduleState& state() const { return state_; }
+  ScheduleState& mutable_state() { return state_; }
+  const Trace& trace() const { return trace_; }
+  RandomEngine& rng() { return rng_; }
+  /// An independent copy (the IR is shared, being immutable).
+  Schedule Copy() const { return *this; }
+
+  // ---- Resolving random variables (ScheduleError when the block or loop no longer exists).
+  const BlockRealizeNode* Get(BlockRV block) const;
+  const ForNode* Get(LoopRV loop) const;
+  int64_t Get(ExprRV expr) const;
+  const std::string& BlockName(BlockRV block) const;
+
+  // ---- Lookup (pure).
+  BlockRV GetBlock(const std::string& name);
+  /// Loops above the block up to its scope block, outermost first.
+  std::vector<LoopRV> GetLoops(BlockRV block);
+  std::vector<BlockRV> GetChildBlocks(BlockRV block);
+  std::vector<BlockRV> GetChildBlocks(LoopRV loop);
+
+  // ---- Sampling (pure). A given decision is reused; otherwise one is sampled and recorded.
+  std::vector<ExprRV> SamplePerfectTile(LoopRV loop, int n, int max_innermost_factor,
+                                        std::optional<std::vector<int64_t>> decision = {});
+  ExprRV SampleCategorical(std::vector<int64_t> candidates, std::vector<double> probs,
+                           std::optional<int64_t> decision = {});
+
+  // ---- Loop transformations.
+  std::vector<LoopRV> Split(LoopRV loop, const std::vector<SplitFactor>& factors);
+  LoopRV Fuse(const std::vector<LoopRV>& loops);
+  void Reorder(const std::vector<LoopRV>& order);
+  void Parallel(LoopRV loop);
+  void Vectorize(LoopRV loop);
+  void Unroll(LoopRV loop);
+  void Bind(LoopRV loop, const std::string& thread_axis);
+
+  // ---- Annotations. Values are integers, floats or strings.
+  void Annotate(LoopRV loop, const std::string& key, const nlohmann::json& value);
+  void Annotate(BlockRV block, const std::string& key, const nlohmann::json& value);
+  void Unannotate(LoopRV loop, const std::string& key);
+  void Unannotate(BlockRV block, const std::string& key);
+
+  /// Marks the end of the schedule proper; what follows are postprocessing steps.
+  void EnterPostproc();
+
+  // ---- Random variables, for the trace machinery.
+  BlockRV NewBlockRV(const std::string& name);
+  LoopRV NewLoopRV(const VarNode* loop_var);
+  ExprRV NewExprRV(int64_t value);
+  /// Records an instruction (called by every primitive after it succeeds).
+  void Record(const char* kind, std::vector<InstInput> inputs, nlohmann::json attrs,
+              std::vector<RVRef> outputs, nlohmann::json decision = nullptr);
+
+ private:
+  ScheduleState state_;
+  Trace trace_;
+  RandomEngine rng_;
+  int64_t next_rv_id_ = 0;
+  std::unordered_map<int64_t, std::string> block_rvs_;
+  std::unordered_map<int64_t, Var> loop_rvs_;
+  std::unordered_map<int64_t, int64_t> expr_rvs_;
+};
+
+}  // namespace tirtune

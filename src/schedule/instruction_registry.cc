@@ -1,0 +1,184 @@
+// The registry of instruction kinds: one line per kind, naming its version, purity and how to
+// apply it. Adding a primitive adds its line here.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "tirtune/schedule/schedule.h"
+
+namespace tirtune {
+namespace {
+
+using json = nlohmann::json;
+
+RVRef InputRV(const std::vector<InstInput>& in, size_t i) {
+  TT_ICHECK(i < in.size() && std::holds_alternative<RVRef>(in[i]), "input {} is not an RV", i);
+  return std::get<RVRef>(in[i]);
+}
+BlockRV InputBlock(const std::vector<InstInput>& in, size_t i) {
+  RVRef r = InputRV(in, i);
+  TT_ICHECK(r.kind == RVKind::kBlock, "input {} is not a block", i);
+  return {r.id};
+}
+LoopRV InputLoop(const std::vector<InstInput>& in, size_t i) {
+  RVRef r = InputRV(in, i);
+  TT_ICHECK(r.kind == RVKind::kLoop, "input {} is not a loop", i);
+  return {r.id};
+}
+std::vector<LoopRV> InputLoops(const std::vector<InstInput>& in, size_t from = 0) {
+  std::vector<LoopRV> out;
+  for (size_t i = from; i < in.size(); ++i) out.push_back(InputLoop(in, i));
+  return out;
+}
+
+template <typename RV>
+std::vector<RVRef> Refs(const std::vector<RV>& rvs) {
+  std::vector<RVRef> out;
+  for (const RV& rv : rvs) out.push_back(rv.ref());
+  return out;
+}
+
+std::vector<RVRef> ApplyGetBlock(Schedule& sch, const std::vector<InstInput>&, const json& attrs,
+                                 const json&) {
+  return {sch.GetBlock(attrs.at("name").get<std::string>()).ref()};
+}
+std::vector<RVRef> ApplyGetLoops(Schedule& sch, const std::vector<InstInput>& in, const json&,
+                                 const json&) {
+  return Refs(sch.GetLoops(InputBlock(in, 0)));
+}
+std::vector<RVRef> ApplyGetChildBlocks(Schedule& sch, const std::vector<InstInput>& in,
+                                       const json&, const json&) {
+  RVRef r = InputRV(in, 0);
+  if (r.kind == RVKind::kLoop) return Refs(sch.GetChildBlocks(LoopRV{r.id}));
+  return Refs(sch.GetChildBlocks(BlockRV{r.id}));
+}
+std::vector<RVRef> ApplySamplePerfectTile(Schedule& sch, const std::vector<InstInput>& in,
+                                          const json& attrs, const json& decision) {
+  std::optional<std::vector<int64_t>> d;
+  if (!decision.is_null()) d = decision.get<std::vector<int64_t>>();
+  return Refs(sch.SamplePerfectTile(InputLoop(in, 0), attrs.at("n").get<int>(),
+                                    attrs.at("max_innermost_factor").get<int>(), d));
+}
+std::vector<RVRef> ApplySampleCategorical(Schedule& sch, const std::vector<InstInput>&,
+                                          const json& attrs, const json& decision) {
+  std::optional<int64_t> d;
+  if (!decision.is_null()) d = decision.get<int64_t>();
+  return {sch.SampleCategorical(attrs.at("candidates").get<std::vector<int64_t>>(),
+                                attrs.at("probs").get<std::vector<double>>(), d)
+              .ref()};
+}
+std::vector<RVRef> ApplySplit(Schedule& sch, const std::vector<InstInput>& in, const json&,
+                              const json&) {
+  std::vector<SplitFactor> factors;
+  for (size_t i = 1; i < in.size(); ++i) {
+    if (std::holds_alternative<int64_t>(in[i])) {
+      factors.emplace_back(std::get<int64_t>(in[i]));
+    } else if (std::holds_alternative<RVRef>(in[i])) {
+      RVRef r = std::get<RVRef>(in[i]);
+      TT_ICHECK(r.kind == RVKind::kExpr, "split factor {} is not an expression", i);
+      factors.emplace_back(ExprRV{r.id});
+    } else {
+      factors.emplace_back(std::monostate{});
+    }
+  }
+  return Refs(sch.Split(InputLoop(in, 0), factors));
+}
+std::vector<RVRef> ApplyFuse(Schedule& sch, const std::vector<InstInput>& in, const json&,
+                             const json&) {
+  return {sch.Fuse(InputLoops(in)).ref()};
+}
+std::vector<RVRef> ApplyReorder(Schedule& sch, const std::vector<InstInput>& in, const json&,
+                                const json&) {
+  sch.Reorder(InputLoops(in));
+  return {};
+}
+std::vector<RVRef> ApplyParallel(Schedule& sch, const std::vector<InstInput>& in, const json&,
+                                 const json&) {
+  sch.Parallel(InputLoop(in, 0));
+  return {};
+}
+std::vector<RVRef> ApplyVectorize(Schedule& sch, const std::vector<InstInput>& in, const json&,
+                                  const json&) {
+  sch.Vectorize(InputLoop(in, 0));
+  return {};
+}
+std::vector<RVRef> ApplyUnroll(Schedule& sch, const std::vector<InstInput>& in, const json&,
+                               const json&) {
+  sch.Unroll(InputLoop(in, 0));
+  return {};
+}
+std::vector<RVRef> ApplyBind(Schedule& sch, const std::vector<InstInput>& in, const json& attrs,
+                             const json&) {
+  sch.Bind(InputLoop(in, 0), attrs.at("thread_axis").get<std::string>());
+  return {};
+}
+std::vector<RVRef> ApplyAnnotate(Schedule& sch, const std::vector<InstInput>& in,
+                                 const json& attrs, const json&) {
+  RVRef r = InputRV(in, 0);
+  const std::string key = attrs.at("key").get<std::string>();
+  if (r.kind == RVKind::kLoop) {
+    sch.Annotate(LoopRV{r.id}, key, attrs.at("value"));
+  } else {
+    sch.Annotate(BlockRV{r.id}, key, attrs.at("value"));
+  }
+  return {};
+}
+std::vector<RVRef> ApplyUnannotate(Schedule& sch, const std::vector<InstInput>& in,
+                                   const json& attrs, const json&) {
+  RVRef r = InputRV(in, 0);
+  const std::string key = attrs.at("key").get<std::string>();
+  if (r.kind == RVKind::kLoop) {
+    sch.Unannotate(LoopRV{r.id}, key);
+  } else {
+    sch.Unannotate(BlockRV{r.id}, key);
+  }
+  return {};
+}
+std::vector<RVRef> ApplyEnterPostproc(Schedule& sch, const std::vector<InstInput>&, const json&,
+                                      const json&) {
+  sch.EnterPostproc();
+  return {};
+}
+
+const std::map<std::string, InstructionKind>& Registry() {
+  static const std::map<std::string, InstructionKind> kinds = [] {
+    std::map<std::string, InstructionKind> m;
+    auto add = [&m](const char* name, int version, bool pure, ApplyFn apply) {
+      m[name] = InstructionKind{name, version, pure, std::move(apply), nullptr};
+    };
+    // name                   version  pure   apply
+    add("Annotate",           1,       false, ApplyAnnotate);
+    add("Bind",               1,       false, ApplyBind);
+    add("EnterPostproc",      1,       false, ApplyEnterPostproc);
+    add("Fuse",               1,       false, ApplyFuse);
+    add("GetBlock",           1,       true,  ApplyGetBlock);
+    add("GetChildBlocks",     1,       true,  ApplyGetChildBlocks);
+    add("GetLoops",           1,       true,  ApplyGetLoops);
+    add("Parallel",           1,       false, ApplyParallel);
+    add("Reorder",            1,       false, ApplyReorder);
+    add("SampleCategorical",  1,       true,  ApplySampleCategorical);
+    add("SamplePerfectTile",  1,       true,  ApplySamplePerfectTile);
+    add("Split",              1,       false, ApplySplit);
+    add("Unannotate",         1,       false, ApplyUnannotate);
+    add("Unroll",             1,       false, ApplyUnroll);
+    add("Vectorize",          1,       false, ApplyVectorize);
+    return m;
+  }();
+  return kinds;
+}
+
+}  // namespace
+
+const InstructionKind* FindInstructionKind(const std::string& name) {
+  auto it = Registry().find(name);
+  return it == Registry().end() ? nullptr : &it->second;
+}
+
+std::vector<const InstructionKind*> AllInstructionKinds() {
+  std::vector<const InstructionKind*> out;
+  for (const auto& [name, kind] : Registry()) out.push_back(&kind);
+  return out;
+}
+
+}  // namespace tirtune

@@ -1,0 +1,23 @@
+// Preconditions shared by the loop primitives: constant extents, serial kind, and the
+// single-child chain that split, fuse and reorder work on.
+#pragma once
+
+#include <vector>
+
+#include "tirtune/schedule/error.h"
+#include "tirtune/schedule/state.h"
+
+namespace tirtune {
+
+/// The loop's extent; NotConstantExtentError when it is symbolic.
+int64_t ConstExtentOf(const ForNode* loop, const char* primitive);
+/// NotSerialLoopError unless the loop is serial and carries no thread binding.
+void CheckSerial(const ForNode* loop, const char* primitive);
+/// The body of `loop` with any BlockRealize chain removed: the loop directly nested in it when
+/// `loop`'s body is exactly one loop, else null.
+const ForNode* OnlyChildLoop(const ForNode* loop);
+/// Adds `predicate` (conjunction) to every block realize under `stmt`, or wraps `stmt` in an
+/// `if` when it contains no block.
+Stmt AddPredicate(const Stmt& stmt, const Expr& predicate);
+
+}  // namespace tirtune

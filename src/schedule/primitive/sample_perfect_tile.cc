@@ -1,0 +1,112 @@
+// sample_perfect_tile: samples n factors whose product is exactly a loop's extent, with the
+// innermost factor at most `max_innermost_factor` (≤ 0: no limit). The decision is the list of
+// factors. Each prime power of the extent is spread over the n slots by a uniformly drawn
+// composition of its exponent (stars and bars).
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "loop_checks.h"
+#include "tirtune/schedule/schedule.h"
+
+namespace tirtune {
+namespace {
+
+std::vector<std::pair<int64_t, int>> PrimeFactors(int64_t n) {
+  std::vector<std::pair<int64_t, int>> out;
+  for (int64_t p = 2; p * p <= n; ++p) {
+    int e = 0;
+    while (n % p == 0) {
+      n /= p;
+      ++e;
+    }
+    if (e > 0) out.emplace_back(p, e);
+  }
+  if (n > 1) out.emplace_back(n, 1);
+  return out;
+}
+
+// A uniformly drawn composition of `total` into `parts` non-negative parts.
+std::vector<int> SampleComposition(RandomEngine& rng, int total, int parts) {
+  // Choose parts-1 bar positions among total+parts-1 slots.
+  int slots = total + parts - 1;
+  std::vector<int> positions(slots);
+  for (int i = 0; i < slots; ++i) positions[i] = i;
+  for (int i = 0; i < parts - 1; ++i) {
+    int j = static_cast<int>(rng.UniformInt(i, slots));
+    std::swap(positions[i], positions[j]);
+  }
+  std::vector<int> bars(positions.begin(), positions.begin() + (parts - 1));
+  std::sort(bars.begin(), bars.end());
+  std::vector<int> out;
+  int prev = -1;
+  for (int b : bars) {
+    out.push_back(b - prev - 1);
+    prev = b;
+  }
+  out.push_back(slots - prev - 1);
+  return out;
+}
+
+std::vector<int64_t> SampleTile(RandomEngine& rng, int64_t extent, int n, int max_innermost) {
+  auto primes = PrimeFactors(extent);
+  for (int attempt = 0;; ++attempt) {
+    std::vector<int64_t> factors(n, 1);
+    for (const auto& [p, e] : primes) {
+      std::vector<int> parts = SampleComposition(rng, e, n);
+      for (int k = 0; k < n; ++k) {
+        for (int r = 0; r < parts[k]; ++r) factors[k] *= p;
+      }
+    }
+    if (max_innermost <= 0 || factors.back() <= max_innermost) return factors;
+    if (attempt >= 64) {
+      // Rare after many rejections (e.g. a large prime extent): move the innermost factor out.
+      factors[0] *= factors.back();
+      factors.back() = 1;
+      return factors;
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<ExprRV> Schedule::SamplePerfectTile(LoopRV loop_rv, int n, int max_innermost_factor,
+                                                std::optional<std::vector<int64_t>> decision) {
+  const ForNode* loop = Get(loop_rv);
+  TT_ICHECK(n >= 1, "sample_perfect_tile into {} parts", n);
+  int64_t extent = ConstExtentOf(loop, "sample_perfect_tile");
+  std::vector<int64_t> factors;
+  if (decision.has_value()) {
+    factors = *decision;
+    int64_t product = 1;
+    bool positive = true;
+    for (int64_t f : factors) {
+      positive &= f >= 1;
+      product *= std::max<int64_t>(f, 1);
+    }
+    bool innermost_ok = max_innermost_factor <= 0 || factors.empty() ||
+                        factors.back() <= max_innermost_factor;
+    if (static_cast<int>(factors.size()) != n || !positive || product != extent || !innermost_ok) {
+      throw SimpleScheduleError(
+          "InvalidDecisionError",
+          fmt::format("decision {} is not a perfect {}-way tiling of loop '{}' (extent {}, "
+                      "innermost at most {})",
+                      nlohmann::json(factors).dump(), n, loop->loop_var->name, extent,
+                      max_innermost_factor),
+          {loop});
+    }
+  } else {
+    factors = SampleTile(rng_, extent, n, max_innermost_factor);
+  }
+  std::vector<ExprRV> out;
+  std::vector<RVRef> outputs;
+  for (int64_t f : factors) {
+    out.push_back(NewExprRV(f));
+    outputs.push_back(out.back().ref());
+  }
+  Record("SamplePerfectTile", {loop_rv.ref()},
+         {{"n", n}, {"max_innermost_factor", max_innermost_factor}}, outputs, factors);
+  return out;
+}
+
+}  // namespace tirtune
