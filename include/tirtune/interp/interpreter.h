@@ -25,7 +25,17 @@ class InterpError : public UserError {
 void Interpret(const PrimFunc& func, const std::vector<NDArray>& args);
 
 /// Allocates one NDArray per parameter, fills them with seeded random values, runs `func`, and
-/// returns them (inputs and outputs). Convenience for differential tests.
+/// returns them (inputs and outputs). Convenience for differential tests. Parameter `i` is filled
+/// by FillRandom(seed + i) over RandomRangeFor(its dtype); parameter shapes must be constant.
 std::vector<NDArray> InterpretWithRandomInputs(const PrimFunc& func, uint64_t seed);
+
+/// The half-open range random inputs are drawn from.
+struct RandomRange {
+  double lo;
+  double hi;
+};
+/// [-1, 1) for floats; small integers for integer types, so that sums and products stay exact:
+/// [-4, 4) signed, [0, 8) unsigned, {0, 1} for bool.
+RandomRange RandomRangeFor(DataType dtype);
 
 }  // namespace tirtune
