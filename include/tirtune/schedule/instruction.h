@@ -33,6 +33,11 @@ struct BlockRV {
 struct LoopRV {
   int64_t id = -1;
   RVRef ref() const { return {RVKind::kLoop, id}; }
+  /// The special locations SampleComputeLocation can return: the root scope, and inlining.
+  static constexpr LoopRV Root() { return {-1}; }
+  static constexpr LoopRV Inline() { return {-2}; }
+  bool is_root() const { return id == -1; }
+  bool is_inline() const { return id == -2; }
 };
 struct ExprRV {
   int64_t id = -1;

@@ -63,6 +63,45 @@ class Schedule {
   void Unroll(LoopRV loop);
   void Bind(LoopRV loop, const std::string& thread_axis);
 
+  // ---- Producer/consumer relations within a scope (pure).
+  std::vector<BlockRV> GetProducers(BlockRV block);
+  std::vector<BlockRV> GetConsumers(BlockRV block);
+
+  // ---- Compute location.
+  void ComputeAt(BlockRV block, LoopRV loop, bool preserve_unit_loops = false);
+  void ReverseComputeAt(BlockRV block, LoopRV loop, bool preserve_unit_loops = false);
+  void ComputeInline(BlockRV block);
+  void ReverseComputeInline(BlockRV block);
+  /// Samples where `block` could be computed: a loop of its consumers' nest, LoopRV::Root() or
+  /// LoopRV::Inline(). The decision is the loop's index among the candidates, -1 for root, -2 for
+  /// inline.
+  LoopRV SampleComputeLocation(BlockRV block, std::optional<int64_t> decision = {});
+
+  // ---- Caching and storage.
+  /// A block that copies the `read_index`-th read buffer of `block` into a new buffer of `scope`,
+  /// which `block` then reads instead. Returns the copy block.
+  BlockRV CacheRead(BlockRV block, int read_index, StorageScope scope);
+  /// A block that writes `block`'s `write_index`-th write buffer from a new buffer of `scope`,
+  /// which `block` then writes instead. Returns the copy block.
+  BlockRV CacheWrite(BlockRV block, int write_index, StorageScope scope);
+  void SetScope(BlockRV block, int write_index, StorageScope scope);
+  void StorageAlign(BlockRV block, int write_index, int axis, int factor, int offset);
+
+  // ---- Reductions.
+  /// Factors the reduction over `loop` into a new block computing partial results indexed by
+  /// `loop` (at dimension `factor_axis` of the new buffer); returns that block.
+  BlockRV RFactor(LoopRV loop, int factor_axis);
+  /// Moves `block`'s init into its own block placed just above `loop`; returns the init block.
+  BlockRV DecomposeReduction(BlockRV block, LoopRV loop);
+  /// Folds an exact epilogue (bias-add) into the reduction's init and update; see
+  /// src/schedule/primitive/fuse_reduction_epilogue.cc for what is accepted.
+  void FuseReductionEpilogue(BlockRV reduction, BlockRV epilogue);
+
+  // ---- Unit loops.
+  /// A loop of extent 1 directly above the block (or loop); returns it.
+  LoopRV AddUnitLoop(BlockRV block);
+  LoopRV AddUnitLoop(LoopRV loop);
+
   // ---- Annotations. Values are integers, floats or strings.
   void Annotate(LoopRV loop, const std::string& key, const nlohmann::json& value);
   void Annotate(BlockRV block, const std::string& key, const nlohmann::json& value);
