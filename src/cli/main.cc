@@ -11,6 +11,9 @@
 int main(int argc, char** argv) {
   CLI::App app{"tirtune: a tensor-program auto-tuner"};
   app.require_subcommand(1);
+  // Subcommands copy this setting when created: options they do not know (such as --json) are
+  // handed to the parent, so global flags may come before or after the subcommand.
+  app.fallthrough();
   app.set_version_flag("--version", "tirtune 0.1.0");
   tirtune::cli::GlobalOptions global;
   app.add_flag("--json", global.json, "print machine-readable JSON")->configurable(false);
