@@ -28,6 +28,12 @@ class Object {
 
   NodeKind kind() const { return kind_; }
 
+  /// This node as `T` when its kind matches `T` (or one of T's sub-kinds), else null.
+  template <typename T>
+  const T* as() const {
+    return T::IsKind(kind_) ? static_cast<const T*>(this) : nullptr;
+  }
+
   void IncRef() const { refs_.fetch_add(1, std::memory_order_relaxed); }
   void DecRef() const {
     if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
