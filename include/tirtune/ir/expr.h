@@ -92,12 +92,27 @@ class Var : public Expr {
   Var Copy(const std::string& suffix = "") const { return Var(get()->name + suffix, dtype()); }
 };
 
-/// Two-operand nodes share one layout; each kind is its own type for the functors.
-template <NodeKind K>
-class BinaryOpNode : public ExprNode {
+/// True for the kinds that are BinaryOpNode instances.
+inline bool IsBinaryOpKind(NodeKind k) { return k >= NodeKind::kAdd && k <= NodeKind::kOr; }
+/// True for comparisons (their result is bool).
+inline bool IsCompareKind(NodeKind k) { return k >= NodeKind::kEQ && k <= NodeKind::kGE; }
+
+/// The common base of two-operand nodes, so code can read the operands without knowing the kind.
+class BinaryNode : public ExprNode {
  public:
   Expr a, b;
-  BinaryOpNode(DataType t, Expr a, Expr b) : ExprNode(K, t), a(std::move(a)), b(std::move(b)) {}
+  static bool IsKind(NodeKind k) { return IsBinaryOpKind(k); }
+
+ protected:
+  BinaryNode(NodeKind k, DataType t, Expr a, Expr b)
+      : ExprNode(k, t), a(std::move(a)), b(std::move(b)) {}
+};
+
+/// Each binary kind is its own type for the functors.
+template <NodeKind K>
+class BinaryOpNode : public BinaryNode {
+ public:
+  BinaryOpNode(DataType t, Expr a, Expr b) : BinaryNode(K, t, std::move(a), std::move(b)) {}
   static constexpr NodeKind kKind = K;
   static bool IsKind(NodeKind k) { return k == K; }
 };
@@ -120,13 +135,9 @@ using GENode = BinaryOpNode<NodeKind::kGE>;
 using AndNode = BinaryOpNode<NodeKind::kAnd>;
 using OrNode = BinaryOpNode<NodeKind::kOr>;
 
-/// True for the kinds that are BinaryOpNode instances.
-inline bool IsBinaryOpKind(NodeKind k) { return k >= NodeKind::kAdd && k <= NodeKind::kOr; }
-/// True for comparisons (their result is bool).
-inline bool IsCompareKind(NodeKind k) { return k >= NodeKind::kEQ && k <= NodeKind::kGE; }
 /// Fields of any binary node, without knowing its kind.
-inline const Expr& BinaryA(const ExprNode* n) { return static_cast<const AddNode*>(n)->a; }
-inline const Expr& BinaryB(const ExprNode* n) { return static_cast<const AddNode*>(n)->b; }
+inline const Expr& BinaryA(const ExprNode* n) { return static_cast<const BinaryNode*>(n)->a; }
+inline const Expr& BinaryB(const ExprNode* n) { return static_cast<const BinaryNode*>(n)->b; }
 
 /// Logical negation.
 class NotNode : public ExprNode {
