@@ -22,6 +22,11 @@ const BlockRealizeNode* Schedule::Get(BlockRV block) const {
 }
 
 const ForNode* Schedule::Get(LoopRV loop) const {
+  if (LocationOf(loop) != 0) {
+    throw SimpleScheduleError("NotALoopError",
+                              LocationOf(loop) == -1 ? "the root location is not a loop"
+                                                     : "the inline location is not a loop");
+  }
   auto it = loop_rvs_.find(loop.id);
   TT_ICHECK(it != loop_rvs_.end(), "loop random variable {} does not belong to this schedule",
             loop.id);
@@ -58,6 +63,20 @@ LoopRV Schedule::NewLoopRV(const VarNode* loop_var) {
   LoopRV rv{next_rv_id_++};
   loop_rvs_[rv.id] = Var(ObjectPtr<const VarNode>(loop_var));
   return rv;
+}
+
+LoopRV Schedule::NewLocationRV(int64_t location) {
+  TT_ICHECK(location == -1 || location == -2, "location {}", location);
+  LoopRV rv{next_rv_id_++};
+  location_rvs_[rv.id] = location;
+  return rv;
+}
+
+int64_t Schedule::LocationOf(LoopRV loop) const {
+  if (loop.is_root()) return -1;
+  if (loop.is_inline()) return -2;
+  auto it = location_rvs_.find(loop.id);
+  return it == location_rvs_.end() ? 0 : it->second;
 }
 
 ExprRV Schedule::NewExprRV(int64_t value) {

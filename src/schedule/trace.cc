@@ -34,6 +34,8 @@ class RVNamer {
     return name;
   }
   std::string Use(const RVRef& r) const {
+    if (r.kind == RVKind::kLoop && r.id == LoopRV::Root().id) return "root";
+    if (r.kind == RVKind::kLoop && r.id == LoopRV::Inline().id) return "inline";
     auto it = names_.find(Key(r));
     TT_ICHECK(it != names_.end(), "random variable used before definition");
     return it->second;
@@ -128,6 +130,10 @@ Trace Trace::FromJson(const json& doc) {
         inst.inputs.emplace_back(std::monostate{});
       } else if (in.is_number_integer()) {
         inst.inputs.emplace_back(in.get<int64_t>());
+      } else if (in == "root") {
+        inst.inputs.emplace_back(LoopRV::Root().ref());
+      } else if (in == "inline") {
+        inst.inputs.emplace_back(LoopRV::Inline().ref());
       } else if (in.is_string()) {
         auto it = names.find(in.get<std::string>());
         if (it == names.end()) {
@@ -178,7 +184,9 @@ void Trace::ApplyTo(Schedule& sch, const std::map<size_t, json>& decisions,
     if (remove_postproc && inst.kind->name == "EnterPostproc") break;
     std::vector<InstInput> inputs;
     for (const InstInput& in : inst.inputs) {
-      if (std::holds_alternative<RVRef>(in)) {
+      if (std::holds_alternative<RVRef>(in) && std::get<RVRef>(in).id < 0) {
+        inputs.push_back(in);  // the special locations root and inline
+      } else if (std::holds_alternative<RVRef>(in)) {
         auto it = rv_map.find(Key(std::get<RVRef>(in)));
         TT_ICHECK(it != rv_map.end(), "instruction {} uses an undefined random variable", i);
         inputs.emplace_back(it->second);

@@ -115,6 +115,10 @@ class Schedule {
   BlockRV NewBlockRV(const std::string& name);
   LoopRV NewLoopRV(const VarNode* loop_var);
   ExprRV NewExprRV(int64_t value);
+  /// A loop random variable standing for the root (-1) or inlining (-2) location.
+  LoopRV NewLocationRV(int64_t location);
+  /// -1 when `loop` stands for the root location, -2 for inlining, 0 for a real loop.
+  int64_t LocationOf(LoopRV loop) const;
   /// Records an instruction (called by every primitive after it succeeds).
   void Record(const char* kind, std::vector<InstInput> inputs, nlohmann::json attrs,
               std::vector<RVRef> outputs, nlohmann::json decision = nullptr);
@@ -127,6 +131,7 @@ class Schedule {
   std::unordered_map<int64_t, std::string> block_rvs_;
   std::unordered_map<int64_t, Var> loop_rvs_;
   std::unordered_map<int64_t, int64_t> expr_rvs_;
+  std::unordered_map<int64_t, int64_t> location_rvs_;
 };
 
 }  // namespace tirtune

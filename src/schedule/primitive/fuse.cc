@@ -62,7 +62,10 @@ LoopRV Schedule::Fuse(const std::vector<LoopRV>& loop_rvs) {
     vmap[loops[k]->loop_var.get()] = value;
     inner *= extent;
   }
-  Stmt body = Substitute(loops.back()->body, vmap);
+  arith::Analyzer analyzer;
+  BindEnclosingLoops(state_, loops[0], &analyzer);
+  analyzer.Bind(fused, Range{IntImm(t, 0), IntImm(t, inner)});
+  Stmt body = SimplifyBindings(Substitute(loops.back()->body, vmap), &analyzer);
   state_.Replace(loops[0], MakeFor(fused, IntImm(t, 0), IntImm(t, inner), ForKind::kSerial, body,
                                    "", loops[0]->annotations));
 

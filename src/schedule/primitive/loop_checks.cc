@@ -49,6 +49,45 @@ class PredicateAdder : public StmtMutator {
 };
 }  // namespace
 
+namespace {
+class BindingSimplifier : public StmtMutator {
+ public:
+  explicit BindingSimplifier(arith::Analyzer* analyzer) : analyzer_(analyzer) {}
+  Expr VisitExpr(const Expr& e) override { return e; }
+  Stmt VisitStmt_(const ForNode* op) override {
+    analyzer_->Bind(op->loop_var, Range{op->min, op->extent});
+    return StmtMutator::VisitStmt_(op);
+  }
+  Stmt VisitStmt_(const BlockRealizeNode* op) override {
+    std::vector<Expr> values;
+    bool changed = false;
+    for (const Expr& v : op->iter_values) {
+      values.push_back(analyzer_->Simplify(v));
+      changed |= !values.back().same_as(v);
+    }
+    Expr pred = analyzer_->Simplify(op->predicate);
+    if (!changed && pred.same_as(op->predicate)) return GetStmtRef(op);
+    return MakeBlockRealize(std::move(values), std::move(pred), op->block);
+  }
+
+ private:
+  arith::Analyzer* analyzer_;
+};
+}  // namespace
+
+Stmt SimplifyBindings(const Stmt& stmt, arith::Analyzer* analyzer) {
+  return BindingSimplifier(analyzer).VisitStmt(stmt);
+}
+
+void BindEnclosingLoops(const ScheduleState& state, const StmtNode* node,
+                        arith::Analyzer* analyzer) {
+  for (const StmtNode* a : state.Ancestors(node)) {
+    if (const auto* loop = a->as<ForNode>()) {
+      analyzer->Bind(loop->loop_var, Range{loop->min, loop->extent});
+    }
+  }
+}
+
 Stmt AddPredicate(const Stmt& stmt, const Expr& predicate) {
   PredicateAdder adder(predicate);
   Stmt out = adder.VisitStmt(stmt);

@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "tirtune/arith/analyzer.h"
 #include "tirtune/schedule/error.h"
 #include "tirtune/schedule/state.h"
 
@@ -19,5 +20,12 @@ const ForNode* OnlyChildLoop(const ForNode* loop);
 /// Adds `predicate` (conjunction) to every block realize under `stmt`, or wraps `stmt` in an
 /// `if` when it contains no block.
 Stmt AddPredicate(const Stmt& stmt, const Expr& predicate);
+/// Simplifies the iterator bindings and predicates of the block realizes under `stmt` (not
+/// inside their blocks) with `analyzer`, into which the ranges of the loops met on the way down
+/// are bound. A predicate that simplifies to true disappears.
+Stmt SimplifyBindings(const Stmt& stmt, arith::Analyzer* analyzer);
+/// Binds the ranges of the loops enclosing `node` into `analyzer`.
+void BindEnclosingLoops(const ScheduleState& state, const StmtNode* node,
+                        arith::Analyzer* analyzer);
 
 }  // namespace tirtune

@@ -115,6 +115,12 @@ std::vector<LoopRV> Schedule::Split(LoopRV loop_rv, const std::vector<SplitFacto
   if (product != extent) {
     body = AddPredicate(body, offset < IntImm(t, extent));
   }
+  arith::Analyzer analyzer;
+  BindEnclosingLoops(state_, loop, &analyzer);
+  for (size_t k = 0; k < values.size(); ++k) {
+    analyzer.Bind(vars[k], Range{IntImm(t, 0), IntImm(t, values[k])});
+  }
+  body = SimplifyBindings(body, &analyzer);
   for (size_t k = values.size(); k-- > 0;) {
     Annotations annotations = k == 0 ? loop->annotations : Annotations{};
     body = MakeFor(vars[k], IntImm(t, 0), IntImm(t, values[k]), ForKind::kSerial, body, "",

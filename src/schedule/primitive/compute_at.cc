@@ -1,0 +1,365 @@
+// compute_at / reverse_compute_at: move a producer block under a loop of its consumers (or a
+// consumer under a loop of its producers), computing only the region needed (or produced) by
+// one iteration of that loop.
+//
+// Preconditions (compute_at; reverse_compute_at mirrors producers and consumers):
+//  1. the block and the loop are in the same scope, and the block is not already under the loop;
+//  2. every consumer of the block in the scope is under the loop, and the block comes before
+//     the loop in program order;
+//  3. no other block between the block's old place and the loop touches a buffer the block
+//     writes or writes a buffer it reads;
+//  4. (reverse_compute_at) every producer completes its reduction within one iteration of the
+//     loop, so the consumer never reads partial results;
+//  5. each dimension of the block's write region of a consumed buffer is a single block
+//     iterator, so the needed region translates into iterator ranges.
+// Iterators get the range covering what the consumers read in one iteration of the loop; the
+// others keep their whole domain. A predicate keeps iterators inside their domains when that
+// cannot be proven.
+//
+// Before:                                 After ComputeAt(B, i0):
+//   for i in range(16):                     for i0 in range(4):
+//     with block("B"): vi = ...i              for ax0 in range(4):
+//       B[vi] = A[vi] * 2.0                     with block("B"): vi = axis.spatial(16, i0*4 + ax0)
+//   for i0 in range(4):                           B[vi] = A[vi] * 2.0
+//     for i1 in range(4):                     for i1 in range(4):
+//       with block("C"): vi = i0*4 + i1         with block("C"): ...
+//         C[vi] = B[vi] + 1.0
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <unordered_set>
+
+#include "tirtune/arith/int_set.h"
+#include "tirtune/ir/op.h"
+#include "tirtune/ir/printer.h"
+#include "tirtune/ir/substitute.h"
+#include "tirtune/schedule/schedule.h"
+
+namespace tirtune {
+namespace {
+
+using arith::Analyzer;
+using arith::IntSet;
+using arith::VarRangeMap;
+
+class ComputeAtError : public ScheduleError {
+ public:
+  ComputeAtError(const char* kind, std::string message, std::vector<const Object*> where)
+      : kind_(kind), message_(std::move(message)), where_(std::move(where)) {}
+  const char* Kind() const override { return kind_; }
+  std::string ShortMessage() const override { return message_; }
+  std::vector<const Object*> Locations() const override { return where_; }
+
+ private:
+  const char* kind_;
+  std::string message_;
+  std::vector<const Object*> where_;
+};
+
+bool Touches(const BlockNode* block, const Buffer& buffer, bool reads, bool writes) {
+  auto has = [&](const std::vector<BufferRegion>& regions) {
+    for (const BufferRegion& r : regions) {
+      if (r.buffer.same_as(buffer)) return true;
+    }
+    return false;
+  };
+  return (reads && has(block->reads)) || (writes && has(block->writes));
+}
+
+bool IsUnder(const ScheduleState& state, const StmtNode* node, const ForNode* loop) {
+  for (const StmtNode* a : state.Ancestors(node)) {
+    if (a == loop) return true;
+  }
+  return false;
+}
+
+// The realize with its iterator variables replaced by their bindings in `e`.
+Expr Bind(const BlockRealizeNode* realize, const Expr& e) {
+  VarMap vmap;
+  const BlockNode* block = realize->block.get();
+  for (size_t i = 0; i < block->iter_vars.size(); ++i) {
+    vmap[block->iter_vars[i].var.get()] = realize->iter_values[i];
+  }
+  return Substitute(e, vmap);
+}
+
+// Removes `node` from the tree: from its sequence, or with the loops left empty above it.
+void RemoveStmt(ScheduleState* state, const StmtNode* node) {
+  const StmtNode* leaf = node;
+  for (const StmtNode* p = state->Parent(leaf); p != nullptr; p = state->Parent(leaf)) {
+    if (p->kind() == NodeKind::kSeqStmt) {
+      const auto* seq = static_cast<const SeqStmtNode*>(p);
+      std::vector<Stmt> rest;
+      for (const Stmt& s : seq->seq) {
+        if (s.get() != leaf) rest.push_back(s);
+      }
+      state->Replace(p, MakeSeq(std::move(rest)));
+      return;
+    }
+    TT_ICHECK(p->kind() == NodeKind::kFor, "cannot remove the only statement of a block");
+    leaf = p;
+  }
+  TT_UNREACHABLE("removed the function body");
+}
+
+struct IterRange {
+  Expr min;
+  int64_t extent;        // loop extent (a constant upper bound of the needed extent)
+  Expr guard;            // extra condition on the new loop variable, or undefined
+};
+
+}  // namespace
+
+// Implemented below; shared by ComputeAt and ReverseComputeAt.
+static void ComputeAtImpl(Schedule* sch, ScheduleState* state, const BlockRealizeNode* realize,
+                          const ForNode* loop, bool preserve_unit_loops, bool reverse);
+
+void Schedule::ComputeAt(BlockRV block, LoopRV loop, bool preserve_unit_loops) {
+  if (LocationOf(loop) == -2) {
+    ComputeInline(block);
+    return;
+  }
+  if (LocationOf(loop) == 0) {
+    ComputeAtImpl(this, &state_, Get(block), Get(loop), preserve_unit_loops, /*reverse=*/false);
+  }
+  Record("ComputeAt", {block.ref(), loop.ref()}, {{"preserve_unit_loops", preserve_unit_loops}},
+         {});
+}
+
+void Schedule::ReverseComputeAt(BlockRV block, LoopRV loop, bool preserve_unit_loops) {
+  if (LocationOf(loop) == -2) {
+    ReverseComputeInline(block);
+    return;
+  }
+  if (LocationOf(loop) == 0) {
+    ComputeAtImpl(this, &state_, Get(block), Get(loop), preserve_unit_loops, /*reverse=*/true);
+  }
+  Record("ReverseComputeAt", {block.ref(), loop.ref()},
+         {{"preserve_unit_loops", preserve_unit_loops}}, {});
+}
+
+static void ComputeAtImpl(Schedule* sch, ScheduleState* state, const BlockRealizeNode* realize,
+                          const ForNode* loop, bool preserve_unit_loops, bool reverse) {
+  const char* primitive = reverse ? "reverse_compute_at" : "compute_at";
+  const BlockNode* block = realize->block.get();
+  // Step 1: same scope, not already under the loop.
+  const BlockRealizeNode* scope = state->ScopeBlock(realize);
+  if (state->ScopeBlock(loop) != scope) {
+    throw ComputeAtError("NotInSameScopeError",
+                         fmt::format("{}: block '{}' and loop '{}' are in different scopes",
+                                     primitive, block->name, loop->loop_var->name),
+                         {realize, loop});
+  }
+  if (IsUnder(*state, realize, loop)) {
+    throw ComputeAtError("LoopPositionError",
+                         fmt::format("{}: block '{}' is already under loop '{}'", primitive,
+                                     block->name, loop->loop_var->name),
+                         {realize, loop});
+  }
+  // Step 2: the dependent blocks (consumers, or producers when reversed) must all be under the
+  // loop; the block must come before (after) the loop.
+  std::vector<const BlockRealizeNode*> siblings = state->ChildBlocks(scope);
+  size_t self_pos = std::find(siblings.begin(), siblings.end(), realize) - siblings.begin();
+  const std::vector<BufferRegion>& own = reverse ? block->reads : block->writes;
+  std::vector<const BlockRealizeNode*> dependents;
+  size_t first_under = siblings.size(), last_under = 0;
+  for (size_t p = 0; p < siblings.size(); ++p) {
+    const BlockRealizeNode* other = siblings[p];
+    bool under = IsUnder(*state, other, loop);
+    if (under) {
+      first_under = std::min(first_under, p);
+      last_under = std::max(last_under, p);
+    }
+    if (other == realize) continue;
+    bool depends = false;
+    for (const BufferRegion& r : own) {
+      depends |= Touches(other->block.get(), r.buffer, /*reads=*/!reverse, /*writes=*/reverse);
+    }
+    if (!depends) continue;
+    if (!under) {
+      throw ComputeAtError(
+          "NotAllConsumersUnderLoopError",
+          fmt::format("{}: block '{}' {} block '{}', which is not under loop '{}'", primitive,
+                      block->name, reverse ? "consumes from" : "feeds", other->block->name,
+                      loop->loop_var->name),
+          {other, loop});
+    }
+    dependents.push_back(other);
+  }
+  if (first_under == siblings.size()) {
+    throw ComputeAtError("LoopPositionError",
+                         fmt::format("{}: loop '{}' contains no block", primitive,
+                                     loop->loop_var->name),
+                         {loop});
+  }
+  bool order_ok = reverse ? self_pos > last_under : self_pos < first_under;
+  if (!order_ok) {
+    throw ComputeAtError(
+        "LoopPositionError",
+        fmt::format("{}: block '{}' must come {} loop '{}' in program order", primitive,
+                    block->name, reverse ? "after" : "before", loop->loop_var->name),
+        {realize, loop});
+  }
+  // Step 2b (reverse only): each producer must finish its reduction within one iteration of the
+  // loop, or the consumer would read partial results.
+  if (reverse) {
+    std::unordered_set<const VarNode*> outer{loop->loop_var.get()};
+    for (const StmtNode* a : state->Ancestors(loop)) {
+      if (a->kind() == NodeKind::kFor) {
+        outer.insert(static_cast<const ForNode*>(a)->loop_var.get());
+      }
+    }
+    auto is_outer = [&](const VarNode* v) { return outer.count(v) > 0; };
+    for (const BlockRealizeNode* dep : dependents) {
+      const BlockNode* b = dep->block.get();
+      for (size_t i = 0; i < b->iter_vars.size(); ++i) {
+        if (b->iter_vars[i].kind == IterKind::kReduce && UsesVar(dep->iter_values[i], is_outer)) {
+          throw ComputeAtError(
+              "ReductionNotCompleteError",
+              fmt::format("{}: producer '{}' has not finished its reduction over '{}' within one "
+                          "iteration of loop '{}'; place the consumer outside the reduction loops",
+                          primitive, b->name, b->iter_vars[i].var->name, loop->loop_var->name),
+              {dep, loop});
+        }
+      }
+    }
+  }
+  // Step 3: blocks passed over must not conflict with the block's buffers.
+  size_t lo = reverse ? last_under + 1 : self_pos + 1;
+  size_t hi = reverse ? self_pos : first_under;
+  for (size_t p = lo; p < hi; ++p) {
+    const BlockNode* other = siblings[p]->block.get();
+    bool conflict = false;
+    for (const BufferRegion& r : block->writes) conflict |= Touches(other, r.buffer, true, true);
+    for (const BufferRegion& r : block->reads) conflict |= Touches(other, r.buffer, false, true);
+    if (conflict) {
+      throw ComputeAtError("DependencyConflictError",
+                           fmt::format("{}: block '{}' would move past block '{}', which "
+                                       "touches the same buffers",
+                                       primitive, block->name, other->name),
+                           {realize, siblings[p]});
+    }
+  }
+
+  // Step 4: the region of each buffer the dependents need (produce) in one loop iteration.
+  Analyzer analyzer;
+  for (const StmtNode* a : state->Ancestors(loop)) {
+    if (a->kind() == NodeKind::kFor) {
+      const auto* f = static_cast<const ForNode*>(a);
+      analyzer.Bind(f->loop_var, Range{f->min, f->extent});
+    }
+  }
+  analyzer.Bind(loop->loop_var, Range{loop->min, loop->extent});
+  std::unordered_map<const VarNode*, IntSet> iter_sets;
+  for (const BufferRegion& mine : own) {
+    std::vector<IntSet> needed(mine.region.size(), IntSet::Nothing());
+    for (const BlockRealizeNode* dep : dependents) {
+      VarRangeMap inner;
+      bool below = false;
+      for (const ForNode* f : state->LoopsAbove(dep)) {
+        if (below) inner[f->loop_var] = Range{f->min, f->extent};
+        below |= f == loop;
+      }
+      const auto& regions = reverse ? dep->block->writes : dep->block->reads;
+      for (const BufferRegion& r : regions) {
+        if (!r.buffer.same_as(mine.buffer)) continue;
+        for (size_t d = 0; d < r.region.size(); ++d) {
+          Expr first = Bind(dep, r.region[d].min);
+          Expr last = Bind(dep, r.region[d].min + r.region[d].extent - 1);
+          IntSet s = arith::Union(arith::EvalSet(first, inner, &analyzer),
+                                  arith::EvalSet(last, inner, &analyzer), &analyzer);
+          needed[d] = arith::Union(needed[d], s, &analyzer);
+        }
+      }
+    }
+    // Step 5: each dimension of the block's own region must be one iterator.
+    for (size_t d = 0; d < mine.region.size(); ++d) {
+      const auto* v = mine.region[d].min.as<VarNode>();
+      bool is_iter = false;
+      for (const IterVar& iv : block->iter_vars) is_iter |= v != nullptr && iv.var.get() == v;
+      if (!is_iter || !IsConstInt(mine.region[d].extent, 1)) {
+        throw ComputeAtError(
+            "NotSingleIteratorAccessError",
+            fmt::format("{}: block '{}' accesses buffer '{}' at dimension {} with an index that "
+                        "is not a single block iterator",
+                        primitive, block->name, mine.buffer->name, d),
+            {realize});
+      }
+      if (needed[d].IsNothing()) continue;
+      auto it = iter_sets.find(v);
+      iter_sets[v] = it == iter_sets.end() ? needed[d]
+                                           : arith::Union(it->second, needed[d], &analyzer);
+    }
+  }
+
+  // Step 6: new loops over the iterator ranges.
+  std::vector<IterRange> ranges;
+  for (const IterVar& iv : block->iter_vars) {
+    auto it = iter_sets.find(iv.var.get());
+    Range r = iv.dom;
+    if (it != iter_sets.end()) {
+      std::optional<Range> cover = it->second.CoverRange(&analyzer);
+      if (!cover) {
+        throw ComputeAtError("UnboundedRegionError",
+                             fmt::format("{}: cannot bound the range of iterator '{}' of block "
+                                         "'{}'",
+                                         primitive, iv.var->name, block->name),
+                             {realize});
+      }
+      r = *cover;
+    }
+    Expr min = analyzer.Simplify(r.min);
+    Expr extent = analyzer.Simplify(r.extent);
+    IterRange ir{min, 0, Expr()};
+    if (const int64_t* c = AsConstInt(extent)) {
+      ir.extent = *c;
+    } else {
+      arith::IntBound b = analyzer.ConstIntBound(extent);
+      if (!b.has_max()) {
+        throw ComputeAtError("UnboundedRegionError",
+                             fmt::format("{}: the extent {} of iterator '{}' has no constant "
+                                         "bound",
+                                         primitive, ToString(extent), iv.var->name),
+                             {realize});
+      }
+      ir.extent = b.max_value;
+      ir.guard = extent;  // ax < extent
+    }
+    ranges.push_back(ir);
+  }
+  std::vector<Expr> bindings;
+  std::vector<std::pair<Var, int64_t>> loops;
+  Expr predicate = Bool(true);
+  for (size_t k = 0; k < ranges.size(); ++k) {
+    const IterVar& iv = block->iter_vars[k];
+    const IterRange& ir = ranges[k];
+    Expr binding;
+    if (ir.extent == 1 && !preserve_unit_loops && !ir.guard.defined()) {
+      binding = ir.min;
+    } else {
+      Var ax(fmt::format("ax{}", loops.size()), iv.var.dtype());
+      loops.emplace_back(ax, ir.extent);
+      analyzer.Bind(ax, Range{Expr(0), Expr(ir.extent)});
+      binding = analyzer.Simplify(ir.min + ax);
+      if (ir.guard.defined()) predicate = predicate && (ax < ir.guard);
+    }
+    // Keep the iterator inside its domain where the region may stick out.
+    Expr dom_lo = iv.dom.min, dom_hi = iv.dom.min + iv.dom.extent;
+    if (!analyzer.CanProve(binding >= dom_lo)) predicate = predicate && (binding >= dom_lo);
+    if (!analyzer.CanProve(binding < dom_hi)) predicate = predicate && (binding < dom_hi);
+    bindings.push_back(binding);
+  }
+  Stmt nest = MakeBlockRealize(bindings, predicate, realize->block);
+  for (size_t k = loops.size(); k-- > 0;) {
+    nest = MakeFor(loops[k].first, IntImm(loops[k].first.dtype(), 0),
+                   IntImm(loops[k].first.dtype(), loops[k].second), ForKind::kSerial, nest);
+  }
+
+  // Step 7: insert under the loop, then remove the old instance.
+  Stmt body = reverse ? MakeSeq({loop->body, nest}) : MakeSeq({nest, loop->body});
+  state->Replace(loop, WithBody(loop, body));
+  RemoveStmt(state, realize);
+  (void)sch;
+}
+
+}  // namespace tirtune
