@@ -14,5 +14,6 @@ struct GlobalOptions {
 
 void AddWorkloadCommand(CLI::App& app, const GlobalOptions& global);
 void AddIrCommand(CLI::App& app, const GlobalOptions& global);
+void AddScheduleCommand(CLI::App& app, const GlobalOptions& global);
 
 }  // namespace tirtune::cli

@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   app.add_flag("--json", global.json, "print machine-readable JSON")->configurable(false);
   tirtune::cli::AddWorkloadCommand(app, global);
   tirtune::cli::AddIrCommand(app, global);
+  tirtune::cli::AddScheduleCommand(app, global);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

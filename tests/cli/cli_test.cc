@@ -125,6 +125,46 @@ TEST_F(Cli, EvalRunsTheInterpreter) {
   EXPECT_EQ(j["params"][2]["shape"], nlohmann::json({4, 4}));
 }
 
+constexpr const char* kTileTrace = R"({"format": "tirtune-trace", "version": 1, "insts": [
+  {"kind": "GetBlock", "v": 1, "inputs": [], "attrs": {"name": "C"}, "outputs": ["b0"]},
+  {"kind": "GetLoops", "v": 1, "inputs": ["b0"], "attrs": {}, "outputs": ["l1", "l2", "l3"]},
+  {"kind": "Split", "v": 1, "inputs": ["l1", null, 4], "attrs": {}, "outputs": ["l4", "l5"]},
+  {"kind": "Parallel", "v": 1, "inputs": ["l4"], "attrs": {}, "outputs": []}]})";
+
+TEST_F(Cli, ScheduleAppliesATrace) {
+  std::string ir = Write("gemm.tir", Run("workload print gemm:16,16,16").out);
+  std::string trace = Write("trace.json", kTileTrace);
+  Result r = Run("schedule " + ir + " --trace " + trace);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("for i_0 in parallel(4):"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("for i_1 in range(4):"), std::string::npos) << r.out;
+  Result j = Run("schedule " + ir + " --trace " + trace + " --json");
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  EXPECT_EQ(nlohmann::json::parse(j.out)["trace"]["insts"].size(), 4u);
+}
+
+TEST_F(Cli, ScheduleReportsATraceThatDoesNotApply) {
+  std::string ir = Write("gemm.tir", Run("workload print gemm:16,16,16").out);
+  std::string text = kTileTrace;
+  text.replace(text.find("\"C\""), 3, "\"X\"");
+  std::string trace = Write("trace.json", text);
+  Result r = Run("schedule " + ir + " --trace " + trace);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("no block named 'X'"), std::string::npos) << r.err;
+}
+
+TEST_F(Cli, ScheduleRejectsMalformedTraceJson) {
+  std::string ir = Write("gemm.tir", Run("workload print gemm:16,16,16").out);
+  Result r = Run("schedule " + ir + " --trace " + Write("trace.json", "{\"format\": 3"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("not valid JSON"), std::string::npos) << r.err;
+  Result r2 = Run("schedule " + ir + " --trace " +
+                  Write("t2.json", R"({"format": "tirtune-trace", "version": 1,
+                                       "insts": [{"kind": "Warp", "v": 1}]})"));
+  EXPECT_EQ(r2.exit_code, 1);
+  EXPECT_NE(r2.err.find("unknown instruction kind"), std::string::npos) << r2.err;
+}
+
 TEST_F(Cli, MissingSubcommandIsAUsageError) {
   Result r = Run("");
   EXPECT_EQ(r.exit_code, 2);
