@@ -135,6 +135,88 @@ std::vector<RVRef> ApplyUnannotate(Schedule& sch, const std::vector<InstInput>& 
   }
   return {};
 }
+std::vector<RVRef> ApplyComputeAt(Schedule& sch, const std::vector<InstInput>& in,
+                                  const json& attrs, const json&) {
+  sch.ComputeAt(InputBlock(in, 0), InputLoop(in, 1), attrs.at("preserve_unit_loops").get<bool>());
+  return {};
+}
+std::vector<RVRef> ApplyReverseComputeAt(Schedule& sch, const std::vector<InstInput>& in,
+                                         const json& attrs, const json&) {
+  sch.ReverseComputeAt(InputBlock(in, 0), InputLoop(in, 1),
+                       attrs.at("preserve_unit_loops").get<bool>());
+  return {};
+}
+StorageScope AttrScope(const json& attrs) {
+  StorageScope scope = StorageScope::kGlobal;
+  TT_ICHECK(StorageScopeFromName(attrs.at("scope").get<std::string>(), &scope),
+            "unknown storage scope {}", attrs.at("scope").dump());
+  return scope;
+}
+std::vector<RVRef> ApplyAddUnitLoop(Schedule& sch, const std::vector<InstInput>& in, const json&,
+                                    const json&) {
+  RVRef r = InputRV(in, 0);
+  if (r.kind == RVKind::kLoop) return {sch.AddUnitLoop(LoopRV{r.id}).ref()};
+  return {sch.AddUnitLoop(BlockRV{r.id}).ref()};
+}
+std::vector<RVRef> ApplySetScope(Schedule& sch, const std::vector<InstInput>& in, const json& attrs,
+                                 const json&) {
+  sch.SetScope(InputBlock(in, 0), attrs.at("write_index").get<int>(), AttrScope(attrs));
+  return {};
+}
+std::vector<RVRef> ApplyStorageAlign(Schedule& sch, const std::vector<InstInput>& in,
+                                     const json& attrs, const json&) {
+  sch.StorageAlign(InputBlock(in, 0), attrs.at("write_index").get<int>(),
+                   attrs.at("axis").get<int>(), attrs.at("factor").get<int>(),
+                   attrs.at("offset").get<int>());
+  return {};
+}
+std::vector<RVRef> ApplyCacheRead(Schedule& sch, const std::vector<InstInput>& in,
+                                  const json& attrs, const json&) {
+  return {
+      sch.CacheRead(InputBlock(in, 0), attrs.at("read_index").get<int>(), AttrScope(attrs)).ref()};
+}
+std::vector<RVRef> ApplyCacheWrite(Schedule& sch, const std::vector<InstInput>& in,
+                                   const json& attrs, const json&) {
+  return {sch.CacheWrite(InputBlock(in, 0), attrs.at("write_index").get<int>(), AttrScope(attrs))
+              .ref()};
+}
+std::vector<RVRef> ApplyRFactor(Schedule& sch, const std::vector<InstInput>& in, const json& attrs,
+                                const json&) {
+  return {sch.RFactor(InputLoop(in, 0), attrs.at("factor_axis").get<int>()).ref()};
+}
+std::vector<RVRef> ApplyGetProducers(Schedule& sch, const std::vector<InstInput>& in, const json&,
+                                     const json&) {
+  return Refs(sch.GetProducers(InputBlock(in, 0)));
+}
+std::vector<RVRef> ApplyGetConsumers(Schedule& sch, const std::vector<InstInput>& in, const json&,
+                                     const json&) {
+  return Refs(sch.GetConsumers(InputBlock(in, 0)));
+}
+std::vector<RVRef> ApplyComputeInline(Schedule& sch, const std::vector<InstInput>& in, const json&,
+                                      const json&) {
+  sch.ComputeInline(InputBlock(in, 0));
+  return {};
+}
+std::vector<RVRef> ApplySampleComputeLocation(Schedule& sch, const std::vector<InstInput>& in,
+                                              const json&, const json& decision) {
+  std::optional<int64_t> d;
+  if (!decision.is_null()) d = decision.get<int64_t>();
+  return {sch.SampleComputeLocation(InputBlock(in, 0), d).ref()};
+}
+std::vector<RVRef> ApplyReverseComputeInline(Schedule& sch, const std::vector<InstInput>& in,
+                                             const json&, const json&) {
+  sch.ReverseComputeInline(InputBlock(in, 0));
+  return {};
+}
+std::vector<RVRef> ApplyFuseReductionEpilogue(Schedule& sch, const std::vector<InstInput>& in,
+                                              const json&, const json&) {
+  sch.FuseReductionEpilogue(InputBlock(in, 0), InputBlock(in, 1));
+  return {};
+}
+std::vector<RVRef> ApplyDecomposeReduction(Schedule& sch, const std::vector<InstInput>& in,
+                                           const json&, const json&) {
+  return {sch.DecomposeReduction(InputBlock(in, 0), InputLoop(in, 1)).ref()};
+}
 std::vector<RVRef> ApplyEnterPostproc(Schedule& sch, const std::vector<InstInput>&, const json&,
                                       const json&) {
   sch.EnterPostproc();
@@ -148,18 +230,33 @@ const std::map<std::string, InstructionKind>& Registry() {
       m[name] = InstructionKind{name, version, pure, std::move(apply), nullptr};
     };
     // name                   version  pure   apply
+    add("AddUnitLoop",        1,       false, ApplyAddUnitLoop);
     add("Annotate",           1,       false, ApplyAnnotate);
     add("Bind",               1,       false, ApplyBind);
+    add("CacheRead",          1,       false, ApplyCacheRead);
+    add("CacheWrite",         1,       false, ApplyCacheWrite);
+    add("ComputeAt",          1,       false, ApplyComputeAt);
+    add("ComputeInline",      1,       false, ApplyComputeInline);
+    add("DecomposeReduction", 1,       false, ApplyDecomposeReduction);
     add("EnterPostproc",      1,       false, ApplyEnterPostproc);
     add("Fuse",               1,       false, ApplyFuse);
+    add("FuseReductionEpilogue", 1,    false, ApplyFuseReductionEpilogue);
     add("GetBlock",           1,       true,  ApplyGetBlock);
     add("GetChildBlocks",     1,       true,  ApplyGetChildBlocks);
+    add("GetConsumers",       1,       true,  ApplyGetConsumers);
     add("GetLoops",           1,       true,  ApplyGetLoops);
+    add("GetProducers",       1,       true,  ApplyGetProducers);
     add("Parallel",           1,       false, ApplyParallel);
+    add("RFactor",            1,       false, ApplyRFactor);
     add("Reorder",            1,       false, ApplyReorder);
+    add("ReverseComputeAt",   1,       false, ApplyReverseComputeAt);
+    add("ReverseComputeInline", 1,     false, ApplyReverseComputeInline);
     add("SampleCategorical",  1,       true,  ApplySampleCategorical);
+    add("SampleComputeLocation", 1,    true,  ApplySampleComputeLocation);
     add("SamplePerfectTile",  1,       true,  ApplySamplePerfectTile);
+    add("SetScope",           1,       false, ApplySetScope);
     add("Split",              1,       false, ApplySplit);
+    add("StorageAlign",       1,       false, ApplyStorageAlign);
     add("Unannotate",         1,       false, ApplyUnannotate);
     add("Unroll",             1,       false, ApplyUnroll);
     add("Vectorize",          1,       false, ApplyVectorize);

@@ -41,7 +41,7 @@ def two_stage(A: Buffer((16,), float32), C: Buffer((16,), float32)):
         for i0 in range(4):
             for ax0 in range(4):
                 with block("B"):
-                    vi = axis.spatial(16, i0 * 4 + ax0)
+                    vi = axis.spatial(16, ax0 + i0 * 4)
                     reads(A[vi])
                     writes(B[vi])
                     B[vi] = A[vi] * 2.0
@@ -170,8 +170,8 @@ def gemm_relu(A: Buffer((8, 8), float32), B: Buffer((8, 8), float32), D: Buffer(
                 for ax0 in range(4):
                     for ax1 in range(4):
                         with block("D"):
-                            vi = axis.spatial(8, i0 * 4 + ax0)
-                            vj = axis.spatial(8, j0 * 4 + ax1)
+                            vi = axis.spatial(8, ax0 + i0 * 4)
+                            vj = axis.spatial(8, ax1 + j0 * 4)
                             reads(C[vi, vj])
                             writes(D[vi, vj])
                             D[vi, vj] = max(C[vi, vj], 0.0)
@@ -187,8 +187,9 @@ TEST(ReverseComputeAt, RejectsLoopInsideTheReduction) {
   PrimFunc f = ParseFunc(kGemmRelu);
   Schedule sch(f);
   auto loops = sch.GetLoops(sch.GetBlock("C"));
+  BlockRV d = sch.GetBlock("D");
   ExpectScheduleError(sch, "ReductionNotCompleteError", "reduction",
-                      [&] { sch.ReverseComputeAt(sch.GetBlock("D"), loops[2]); });
+                      [&] { sch.ReverseComputeAt(d, loops[2]); });
 }
 
 TEST(ComputeAt, RejectsConsumerOutsideTheLoop) {

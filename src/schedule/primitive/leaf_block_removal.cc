@@ -1,0 +1,54 @@
+// Planning and applying the removal of a leaf block.
+#include "leaf_block_removal.h"
+
+#include <fmt/format.h>
+
+namespace tirtune {
+
+LeafBlockRemoval PlanLeafBlockRemoval(const ScheduleState& state, const BlockRealizeNode* realize,
+                                      const char* primitive) {
+  // Step 1. Climb through the loops that hold nothing but the block.
+  const StmtNode* cut = realize;
+  const StmtNode* parent = state.Parent(cut);
+  while (parent != nullptr && parent->kind() == NodeKind::kFor) {
+    cut = parent;
+    parent = state.Parent(cut);
+  }
+  // Step 2. The first non-loop ancestor must be a sequence that keeps other statements.
+  const auto* seq = parent == nullptr ? nullptr : parent->as<SeqStmtNode>();
+  if (seq == nullptr) {
+    const BlockRealizeNode* scope = state.ScopeBlock(realize);
+    throw SimpleScheduleError(
+        "OnlyLeafInScopeError",
+        fmt::format("{} would remove block '{}', the only statement left in {}; a block "
+                    "cannot have an empty body",
+                    primitive, realize->block->name,
+                    scope == nullptr ? std::string("the function")
+                                     : fmt::format("block '{}'", scope->block->name)),
+        {realize});
+  }
+  std::vector<Stmt> rest;
+  for (const Stmt& s : seq->seq) {
+    if (s.get() != cut) rest.push_back(s);
+  }
+  return {seq, MakeSeq(std::move(rest))};
+}
+
+Stmt LeafRemovingMutator::VisitStmt(const Stmt& s) {
+  if (s.get() == removal_.old_stmt) return StmtMutator::VisitStmt(removal_.new_stmt);
+  return StmtMutator::VisitStmt(s);
+}
+
+Stmt LeafRemovingMutator::VisitStmt_(const BlockNode* op) {
+  Stmt visited = StmtMutator::VisitStmt_(op);
+  const auto* block = visited.as<BlockNode>();
+  std::vector<Buffer> allocs;
+  for (const Buffer& b : block->alloc_buffers) {
+    if (!b.same_as(dropped_buffer_)) allocs.push_back(b);
+  }
+  if (allocs.size() == block->alloc_buffers.size()) return visited;
+  return MakeBlock(block->name, block->iter_vars, block->reads, block->writes, block->body,
+                   block->init, std::move(allocs), block->annotations);
+}
+
+}  // namespace tirtune

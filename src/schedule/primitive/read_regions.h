@@ -1,0 +1,29 @@
+// Access regions of the blocks that the inlining primitives rewrite: the regions of the loads in
+// a statement, and splicing regions into a block's read or write list.
+#pragma once
+
+#include <functional>
+#include <vector>
+
+#include "tirtune/ir/stmt.h"
+
+namespace tirtune {
+
+/// One region per buffer for which `want` holds, in order of first load in `stmt`. A buffer
+/// loaded at one index tuple gets that point; loaded at several, their per-dimension hull.
+/// Indices that use variables of loops inside `stmt` are relaxed over those loops.
+std::vector<BufferRegion> LoadedRegions(const Stmt& stmt,
+                                        const std::function<bool(const BufferNode*)>& want);
+
+/// The smallest region covering both (regions of the same buffer); a dimension whose hull cannot
+/// be bounded covers the whole buffer dimension.
+BufferRegion UnionRegion(const BufferRegion& a, const BufferRegion& b);
+
+/// `regions` without the entries of `removed` (may be undefined), with `added` merged in: the
+/// entry of a buffer already listed is widened to cover the added region; the other added
+/// regions go, in order, where the first entry of `removed` was, or at the end.
+std::vector<BufferRegion> SpliceRegions(const std::vector<BufferRegion>& regions,
+                                        const Buffer& removed,
+                                        const std::vector<BufferRegion>& added);
+
+}  // namespace tirtune
