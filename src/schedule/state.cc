@@ -64,13 +64,23 @@ void ScheduleState::Reindex() const {
   loops_.clear();
   parent_.clear();
   block_order_.clear();
+  loop_names_.clear();
   Indexer indexer;
   indexer.blocks = &blocks_;
   indexer.loops = &loops_;
   indexer.parent = &parent_;
   indexer.order = &block_order_;
   indexer.VisitStmt(func_->body);
+  for (const auto& [var, loop] : loops_) loop_names_.insert(var->name);
   indexed_ = true;
+}
+
+Var ScheduleState::FreshLoopVar(const std::string& hint, DataType dtype) const {
+  Reindex();
+  std::string name = hint;
+  for (int k = 1; loop_names_.count(name); ++k) name = hint + "_" + std::to_string(k);
+  loop_names_.insert(name);
+  return Var(name, dtype);
 }
 
 const BlockRealizeNode* ScheduleState::FindBlock(const std::string& name) const {

@@ -50,6 +50,35 @@ TEST(Reorder, TilesLikeMultiLevelTiling) {
   ExpectSameNumbers(f, sch.func());
 }
 
+// B[i] = sum_k A[i, k] with i and k fused: the fused loop drives a spatial and a reduction
+// iterator. Splitting it unevenly and swapping the parts would visit (i=1, k=2) before
+// (i=1, k=0), where B[1] is initialized.
+TEST(Reorder, RejectsMovingALoopOfMixedIterTypes) {
+  PrimFunc f = ParseFunc(R"(@prim_func
+def row_sum(A: Buffer((3, 6), float32), B: Buffer((3,), float32)):
+    with block("root"):
+        reads()
+        writes()
+        for i in range(3):
+            for k in range(6):
+                with block("B"):
+                    vi = axis.spatial(3, i)
+                    vk = axis.reduce(6, k)
+                    reads(A[vi, vk])
+                    writes(B[vi])
+                    with init():
+                        B[vi] = 0.0
+                    B[vi] = B[vi] + A[vi, vk]
+)");
+  Schedule sch(f);
+  auto loops = sch.GetLoops(sch.GetBlock("B"));
+  LoopRV fused = sch.Fuse({loops[0], loops[1]});
+  auto parts = sch.Split(fused, {std::monostate{}, int64_t{4}});
+  ExpectScheduleError(sch, "MixedIterTypeLoopError", "both spatial and reduction",
+                      [&] { sch.Reorder({parts[1], parts[0]}); });
+  ExpectSameNumbers(f, sch.func());
+}
+
 TEST(Reorder, RejectsDuplicateLoop) {
   Schedule sch(ParseFunc(kGemm));
   auto loops = sch.GetLoops(sch.GetBlock("C"));

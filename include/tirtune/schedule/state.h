@@ -6,6 +6,7 @@
 
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "tirtune/ir/function.h"
@@ -36,6 +37,11 @@ class ScheduleState {
   /// Every block realize in program order.
   std::vector<const BlockRealizeNode*> AllBlocks() const;
 
+  /// A new loop variable named `hint`, or `hint_1`, `hint_2`, ... when a loop of the function (or
+  /// one created earlier by the same transformation) already has that name. Unique loop names
+  /// keep printing readable and the simplifier's term order independent of object addresses.
+  Var FreshLoopVar(const std::string& hint, DataType dtype) const;
+
   /// Replaces the statements in `replacements` (keyed by node identity) and rebuilds their
   /// ancestors; every other node stays shared.
   void Replace(const std::unordered_map<const StmtNode*, Stmt>& replacements);
@@ -52,6 +58,7 @@ class ScheduleState {
   mutable std::unordered_map<const VarNode*, const ForNode*> loops_;
   mutable std::unordered_map<const StmtNode*, const StmtNode*> parent_;
   mutable std::vector<const BlockRealizeNode*> block_order_;
+  mutable std::unordered_set<std::string> loop_names_;  // of the indexed function and pending ones
 };
 
 }  // namespace tirtune

@@ -46,7 +46,7 @@ Stmt UnitLoopAround(const Var& u, Stmt body) {
 LoopRV Schedule::AddUnitLoop(BlockRV block_rv) {
   const BlockRealizeNode* realize = Get(block_rv);
   if (state_.ScopeBlock(realize) == nullptr) throw RootBlockUnitLoopError(realize);
-  Var u("u", DataType::Index());
+  Var u = state_.FreshLoopVar("u", DataType::Index());
   state_.Replace(realize, UnitLoopAround(u, GetStmtRef(realize)));
   LoopRV out = NewLoopRV(u.get());
   Record("AddUnitLoop", {block_rv.ref()}, nlohmann::json::object(), {out.ref()});
@@ -56,7 +56,7 @@ LoopRV Schedule::AddUnitLoop(BlockRV block_rv) {
 LoopRV Schedule::AddUnitLoop(LoopRV loop_rv) {
   const ForNode* loop = Get(loop_rv);
   // The new loop takes the wrapped loop's type so that index arithmetic stays in one type.
-  Var u("u", loop->loop_var.dtype());
+  Var u = state_.FreshLoopVar("u", loop->loop_var.dtype());
   state_.Replace(loop, UnitLoopAround(u, GetStmtRef(loop)));
   LoopRV out = NewLoopRV(u.get());
   Record("AddUnitLoop", {loop_rv.ref()}, nlohmann::json::object(), {out.ref()});

@@ -140,7 +140,7 @@ BlockRV Schedule::CacheRead(BlockRV block_rv, int read_index, StorageScope scope
   std::string cache_name = CacheBufferName(buffer, scope);
   Buffer cache = MakeCacheBuffer(buffer, cache_name, scope);
   std::string copy_name = UniqueBlockName(state_, cache_name);
-  Stmt stage = MakeCopyNest(copy_name, buffer, cache);
+  Stmt stage = MakeCopyNest(state_, copy_name, buffer, cache);
 
   // Step 4. The block reads the cache; then the scope gets the stage and the allocation.
   std::string scope_name = scope_block->block->name;

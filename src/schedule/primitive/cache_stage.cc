@@ -16,13 +16,14 @@ Buffer MakeCacheBuffer(const Buffer& buffer, const std::string& name, StorageSco
   return Buffer(name, buffer->dtype, buffer->shape, scope);
 }
 
-Stmt MakeCopyNest(const std::string& block_name, const Buffer& src, const Buffer& dst) {
+Stmt MakeCopyNest(const ScheduleState& state, const std::string& block_name, const Buffer& src,
+                 const Buffer& dst) {
   std::vector<Var> loop_vars;
   std::vector<IterVar> iter_vars;
   std::vector<Expr> bindings, indices;
   for (int k = 0; k < src->ndim(); ++k) {
     const Expr& extent = src->shape[k];
-    loop_vars.push_back(Var(fmt::format("ax{}", k), extent.dtype()));
+    loop_vars.push_back(state.FreshLoopVar(fmt::format("ax{}", k), extent.dtype()));
     Var v(fmt::format("v{}", k), extent.dtype());
     iter_vars.push_back(
         IterVar{v, Range::FromMinExtent(IntImm(extent.dtype(), 0), extent), IterKind::kSpatial});

@@ -19,7 +19,8 @@ Buffer MakeCacheBuffer(const Buffer& buffer, const std::string& name, StorageSco
 
 /// The loop nest `for ax0, ax1, ...` over the whole of `src` around a block `block_name` with
 /// spatial iterators v0, v1, ... that copies `src[v0, v1, ...]` into `dst[v0, v1, ...]`.
-Stmt MakeCopyNest(const std::string& block_name, const Buffer& src, const Buffer& dst);
+Stmt MakeCopyNest(const ScheduleState& state, const std::string& block_name, const Buffer& src,
+                 const Buffer& dst);
 
 /// The statements directly in the body of `scope`: the elements of its sequence, or the body.
 std::vector<Stmt> ScopeStatements(const BlockRealizeNode* scope);

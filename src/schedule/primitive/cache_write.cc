@@ -109,7 +109,7 @@ BlockRV Schedule::CacheWrite(BlockRV block_rv, int write_index, StorageScope sco
   std::string cache_name = CacheBufferName(buffer, scope);
   Buffer cache = MakeCacheBuffer(buffer, cache_name, scope);
   std::string copy_name = UniqueBlockName(state_, cache_name);
-  Stmt stage = MakeCopyNest(copy_name, cache, buffer);
+  Stmt stage = MakeCopyNest(state_, copy_name, cache, buffer);
 
   // Step 4. The block works on the cache; the stage goes right after the block's statement.
   std::string scope_name = scope_block->block->name;

@@ -4,12 +4,14 @@
 //
 // Preconditions (compute_at; reverse_compute_at mirrors producers and consumers):
 //  1. the block and the loop are in the same scope, and the block is not already under the loop;
-//  2. every consumer of the block in the scope is under the loop, and the block comes before
-//     the loop in program order;
+//  2. every consumer of the block in the scope (a block reading what it writes, or writing it
+//     too, like a reduction update after its decomposed init) is under the loop, and the block
+//     comes before the loop in program order;
 //  3. no other block between the block's old place and the loop touches a buffer the block
 //     writes or writes a buffer it reads;
-//  4. (reverse_compute_at) every producer completes its reduction within one iteration of the
-//     loop, so the consumer never reads partial results;
+//  4. a dependent that accumulates into the buffer (every producer, for reverse_compute_at)
+//     completes its reduction within one iteration of the loop, so nothing reads partial results
+//     and no init runs in the middle of an accumulation;
 //  5. each dimension of the block's write region of a consumed buffer is a single block
 //     iterator, so the needed region translates into iterator ranges.
 // Iterators get the range covering what the consumers read in one iteration of the loop; the
@@ -160,7 +162,10 @@ static void ComputeAtImpl(Schedule* sch, ScheduleState* state, const BlockRealiz
   // loop; the block must come before (after) the loop.
   std::vector<const BlockRealizeNode*> siblings = state->ChildBlocks(scope);
   size_t self_pos = std::find(siblings.begin(), siblings.end(), realize) - siblings.begin();
-  const std::vector<BufferRegion>& own = reverse ? block->reads : block->writes;
+  // The block's regions through which it depends on the others: what it writes (compute_at), or
+  // what it reads and writes (reverse_compute_at: a producer may also be an init of its output).
+  std::vector<BufferRegion> own = block->writes;
+  if (reverse) own.insert(own.begin(), block->reads.begin(), block->reads.end());
   std::vector<const BlockRealizeNode*> dependents;
   size_t first_under = siblings.size(), last_under = 0;
   for (size_t p = 0; p < siblings.size(); ++p) {
@@ -171,9 +176,16 @@ static void ComputeAtImpl(Schedule* sch, ScheduleState* state, const BlockRealiz
       last_under = std::max(last_under, p);
     }
     if (other == realize) continue;
+    // compute_at: blocks reading or also writing (e.g. a reduction update after its decomposed
+    // init) what the block writes; reverse: blocks writing what the block reads or writes.
     bool depends = false;
-    for (const BufferRegion& r : own) {
-      depends |= Touches(other->block.get(), r.buffer, /*reads=*/!reverse, /*writes=*/reverse);
+    for (const BufferRegion& r : block->writes) {
+      depends |= Touches(other->block.get(), r.buffer, /*reads=*/!reverse, /*writes=*/true);
+    }
+    if (reverse) {
+      for (const BufferRegion& r : block->reads) {
+        depends |= Touches(other->block.get(), r.buffer, /*reads=*/false, /*writes=*/true);
+      }
     }
     if (!depends) continue;
     if (!under) {
@@ -200,9 +212,10 @@ static void ComputeAtImpl(Schedule* sch, ScheduleState* state, const BlockRealiz
                     block->name, reverse ? "after" : "before", loop->loop_var->name),
         {realize, loop});
   }
-  // Step 2b (reverse only): each producer must finish its reduction within one iteration of the
-  // loop, or the consumer would read partial results.
-  if (reverse) {
+  // Step 2b: a dependent that accumulates must run its whole reduction within one iteration of
+  // the loop: reversed, the consumer would read partial results; forward, a producer writing the
+  // same buffer (an init) would run again in the middle of the accumulation.
+  {
     std::unordered_set<const VarNode*> outer{loop->loop_var.get()};
     for (const StmtNode* a : state->Ancestors(loop)) {
       if (a->kind() == NodeKind::kFor) {
@@ -212,12 +225,17 @@ static void ComputeAtImpl(Schedule* sch, ScheduleState* state, const BlockRealiz
     auto is_outer = [&](const VarNode* v) { return outer.count(v) > 0; };
     for (const BlockRealizeNode* dep : dependents) {
       const BlockNode* b = dep->block.get();
+      bool accumulates_into_ours = false;
+      for (const BufferRegion& r : block->writes) {
+        accumulates_into_ours |= Touches(b, r.buffer, /*reads=*/false, /*writes=*/true);
+      }
+      if (!reverse && !accumulates_into_ours) continue;
       for (size_t i = 0; i < b->iter_vars.size(); ++i) {
         if (b->iter_vars[i].kind == IterKind::kReduce && UsesVar(dep->iter_values[i], is_outer)) {
           throw ComputeAtError(
               "ReductionNotCompleteError",
-              fmt::format("{}: producer '{}' has not finished its reduction over '{}' within one "
-                          "iteration of loop '{}'; place the consumer outside the reduction loops",
+              fmt::format("{}: block '{}' does not finish its reduction over '{}' within one "
+                          "iteration of loop '{}'; use a loop outside its reduction loops",
                           primitive, b->name, b->iter_vars[i].var->name, loop->loop_var->name),
               {dep, loop});
         }
@@ -260,7 +278,10 @@ static void ComputeAtImpl(Schedule* sch, ScheduleState* state, const BlockRealiz
         if (below) inner[f->loop_var] = Range{f->min, f->extent};
         below |= f == loop;
       }
-      const auto& regions = reverse ? dep->block->writes : dep->block->reads;
+      std::vector<BufferRegion> regions = dep->block->writes;
+      if (!reverse) {
+        regions.insert(regions.end(), dep->block->reads.begin(), dep->block->reads.end());
+      }
       for (const BufferRegion& r : regions) {
         if (!r.buffer.same_as(mine.buffer)) continue;
         for (size_t d = 0; d < r.region.size(); ++d) {
@@ -272,8 +293,11 @@ static void ComputeAtImpl(Schedule* sch, ScheduleState* state, const BlockRealiz
         }
       }
     }
-    // Step 5: each dimension of the block's own region must be one iterator.
-    for (size_t d = 0; d < mine.region.size(); ++d) {
+    // Step 5: each dimension of the block's own region must be one iterator, where a dependent
+    // touches the buffer.
+    bool touched = false;
+    for (const IntSet& n : needed) touched |= !n.IsNothing();
+    for (size_t d = 0; touched && d < mine.region.size(); ++d) {
       const auto* v = mine.region[d].min.as<VarNode>();
       bool is_iter = false;
       for (const IterVar& iv : block->iter_vars) is_iter |= v != nullptr && iv.var.get() == v;
@@ -337,7 +361,7 @@ static void ComputeAtImpl(Schedule* sch, ScheduleState* state, const BlockRealiz
     if (ir.extent == 1 && !preserve_unit_loops && !ir.guard.defined()) {
       binding = ir.min;
     } else {
-      Var ax(fmt::format("ax{}", loops.size()), iv.var.dtype());
+      Var ax = state->FreshLoopVar(fmt::format("ax{}", loops.size()), iv.var.dtype());
       loops.emplace_back(ax, ir.extent);
       analyzer.Bind(ax, Range{Expr(0), Expr(ir.extent)});
       binding = analyzer.Simplify(ir.min + ax);

@@ -162,7 +162,7 @@ BlockRV Schedule::DecomposeReduction(BlockRV block_rv, LoopRV loop_rv) {
       return UsesVar(e, [var](const VarNode* v) { return v == var; });
     });
     if (used) {
-      chosen.emplace_back(l, l->loop_var.Copy("_init"));
+      chosen.emplace_back(l, state_.FreshLoopVar(l->loop_var->name + "_init", l->loop_var.dtype()));
       loop_map[var] = chosen.back().second;
     } else {
       discarded.push_back(var);

@@ -52,7 +52,7 @@ LoopRV Schedule::Fuse(const std::vector<LoopRV>& loop_rvs) {
   DataType t = loops[0]->loop_var.dtype();
   std::string name;
   for (const ForNode* l : loops) name += l->loop_var->name + "_";
-  Var fused(name + "fused", t);
+  Var fused = state_.FreshLoopVar(name + "fused", t);
   VarMap vmap;
   int64_t inner = 1;
   for (size_t k = loops.size(); k-- > 0;) {

@@ -4,7 +4,10 @@
 //  1. the loops are distinct;
 //  2. they lie on one chain in which, from the outermost to the innermost of them, each loop's
 //     body is exactly the next loop;
-//  3. no loop's min or extent uses the variable of another loop of the chain.
+//  3. no loop's min or extent uses the variable of another loop of the chain;
+//  4. no loop that changes position drives both a spatial and a reduction iterator of a block
+//     under it (a fused spatial-and-reduction loop): reordering it could visit a later element of
+//     the reduction before the first one, where the init runs.
 // Loops of the chain that are not listed keep their positions; the listed loops take the listed
 // order in the positions they occupied.
 //
@@ -18,10 +21,39 @@
 #include <unordered_set>
 
 #include "loop_checks.h"
+#include "tirtune/ir/functor.h"
 #include "tirtune/ir/substitute.h"
 #include "tirtune/schedule/schedule.h"
 
 namespace tirtune {
+namespace {
+
+// Throws when `loop` drives both a spatial and a reduction iterator of a block under it.
+void CheckNotMixedIterType(const ForNode* loop) {
+  const VarNode* var = loop->loop_var.get();
+  auto is_var = [var](const VarNode* v) { return v == var; };
+  PreOrderVisit(loop->body, [&](const Object* node) {
+    const auto* realize = node->as<BlockRealizeNode>();
+    if (realize == nullptr) return node->kind() >= NodeKind::kFor;
+    bool spatial = false, reduce = false;
+    const BlockNode* block = realize->block.get();
+    for (size_t i = 0; i < block->iter_vars.size(); ++i) {
+      if (!UsesVar(realize->iter_values[i], is_var)) continue;
+      (block->iter_vars[i].kind == IterKind::kReduce ? reduce : spatial) = true;
+    }
+    if (spatial && reduce) {
+      throw SimpleScheduleError(
+          "MixedIterTypeLoopError",
+          fmt::format("reorder cannot move loop '{}': it drives both spatial and reduction "
+                      "iterators of block '{}', so a new order could accumulate before the init",
+                      loop->loop_var->name, block->name),
+          {loop, realize});
+    }
+    return false;
+  });
+}
+
+}  // namespace
 
 void Schedule::Reorder(const std::vector<LoopRV>& order) {
   std::vector<const ForNode*> loops;
@@ -88,6 +120,9 @@ void Schedule::Reorder(const std::vector<LoopRV>& order) {
   size_t next = 0;
   for (const ForNode*& slot : placed) {
     if (wanted.count(slot)) slot = loops[next++];
+  }
+  for (size_t k = 0; k < chain.size(); ++k) {
+    if (placed[k] != chain[k]) CheckNotMixedIterType(chain[k]);
   }
   Stmt body = chain.back()->body;
   for (size_t k = placed.size(); k-- > 0;) body = WithBody(placed[k], body);

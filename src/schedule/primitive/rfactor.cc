@@ -370,14 +370,15 @@ Stmt MakeRFactorBlock(const RFactorPlan& p) {
 
 // Step 4: the original block, now reducing the partial results, in a nest of fresh copies of the
 // loops that reduction iterators do not use (plus the factored loop).
-Stmt MakeWriteBackNest(const RFactorPlan& p) {
+Stmt MakeWriteBackNest(const ScheduleState& state, const RFactorPlan& p) {
   const BlockNode* block = p.realize->block.get();
   VarMap loop_map;  // kept loops to their copies
   std::vector<const ForNode*> kept;
   for (const ForNode* loop : p.loops) {
     if (loop != p.rf_loop && p.use.reduce.count(loop->loop_var.get()) > 0) continue;
     kept.push_back(loop);
-    loop_map[loop->loop_var.get()] = loop->loop_var.Copy();
+    loop_map[loop->loop_var.get()] =
+        state.FreshLoopVar(loop->loop_var->name, loop->loop_var.dtype());
   }
 
   std::vector<IterVar> iters;
@@ -455,7 +456,7 @@ BlockRV Schedule::RFactor(LoopRV loop_rv, int factor_axis) {
   p.rf_buffer = Buffer(c->name + "_rf", c->dtype, shape, c->scope);
   p.rf_name = UniqueBlockName(state_, p.realize->block->name + "_rf");
   Stmt rf_block = MakeRFactorBlock(p);
-  Stmt write_back = MakeWriteBackNest(p);
+  Stmt write_back = MakeWriteBackNest(state_, p);
 
   // Step 5. Replace the block, put the final reduction after the outermost loop, allocate.
   const VarNode* outer_var = p.loops.front()->loop_var.get();

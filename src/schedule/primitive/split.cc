@@ -103,7 +103,7 @@ std::vector<LoopRV> Schedule::Split(LoopRV loop_rv, const std::vector<SplitFacto
   for (int64_t v : values) product *= v;
   int64_t stride = product;
   for (size_t k = 0; k < values.size(); ++k) {
-    vars.push_back(Var(fmt::format("{}_{}", loop->loop_var->name, k), t));
+    vars.push_back(state_.FreshLoopVar(fmt::format("{}_{}", loop->loop_var->name, k), t));
     stride /= values[k];
     fused = fused + vars.back() * IntImm(t, stride);
   }
