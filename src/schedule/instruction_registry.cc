@@ -135,15 +135,23 @@ std::vector<RVRef> ApplyUnannotate(Schedule& sch, const std::vector<InstInput>& 
   }
   return {};
 }
+// Version 1 of ComputeAt and ReverseComputeAt had no "index": the block went to the front (back)
+// of the loop body. Version 2 places it after its producers and before its consumers; -1 asks for
+// that automatic placement, which is where version 1 put it whenever that was correct.
+void UpgradeComputeAtV1(int from_version, json* inst) {
+  if (from_version == 1) (*inst)["attrs"]["index"] = -1;
+}
+
 std::vector<RVRef> ApplyComputeAt(Schedule& sch, const std::vector<InstInput>& in,
                                   const json& attrs, const json&) {
-  sch.ComputeAt(InputBlock(in, 0), InputLoop(in, 1), attrs.at("preserve_unit_loops").get<bool>());
+  sch.ComputeAt(InputBlock(in, 0), InputLoop(in, 1), attrs.at("preserve_unit_loops").get<bool>(),
+                attrs.at("index").get<int>());
   return {};
 }
 std::vector<RVRef> ApplyReverseComputeAt(Schedule& sch, const std::vector<InstInput>& in,
                                          const json& attrs, const json&) {
   sch.ReverseComputeAt(InputBlock(in, 0), InputLoop(in, 1),
-                       attrs.at("preserve_unit_loops").get<bool>());
+                       attrs.at("preserve_unit_loops").get<bool>(), attrs.at("index").get<int>());
   return {};
 }
 StorageScope AttrScope(const json& attrs) {
@@ -226,8 +234,9 @@ std::vector<RVRef> ApplyEnterPostproc(Schedule& sch, const std::vector<InstInput
 const std::map<std::string, InstructionKind>& Registry() {
   static const std::map<std::string, InstructionKind> kinds = [] {
     std::map<std::string, InstructionKind> m;
-    auto add = [&m](const char* name, int version, bool pure, ApplyFn apply) {
-      m[name] = InstructionKind{name, version, pure, std::move(apply), nullptr};
+    auto add = [&m](const char* name, int version, bool pure, ApplyFn apply,
+                    UpgradeFn upgrade = nullptr) {
+      m[name] = InstructionKind{name, version, pure, std::move(apply), std::move(upgrade)};
     };
     // name                   version  pure   apply
     add("AddUnitLoop",        1,       false, ApplyAddUnitLoop);
@@ -235,7 +244,7 @@ const std::map<std::string, InstructionKind>& Registry() {
     add("Bind",               1,       false, ApplyBind);
     add("CacheRead",          1,       false, ApplyCacheRead);
     add("CacheWrite",         1,       false, ApplyCacheWrite);
-    add("ComputeAt",          1,       false, ApplyComputeAt);
+    add("ComputeAt",          2,       false, ApplyComputeAt, UpgradeComputeAtV1);
     add("ComputeInline",      1,       false, ApplyComputeInline);
     add("DecomposeReduction", 1,       false, ApplyDecomposeReduction);
     add("EnterPostproc",      1,       false, ApplyEnterPostproc);
@@ -249,7 +258,7 @@ const std::map<std::string, InstructionKind>& Registry() {
     add("Parallel",           1,       false, ApplyParallel);
     add("RFactor",            1,       false, ApplyRFactor);
     add("Reorder",            1,       false, ApplyReorder);
-    add("ReverseComputeAt",   1,       false, ApplyReverseComputeAt);
+    add("ReverseComputeAt",   2,       false, ApplyReverseComputeAt, UpgradeComputeAtV1);
     add("ReverseComputeInline", 1,     false, ApplyReverseComputeInline);
     add("SampleCategorical",  1,       true,  ApplySampleCategorical);
     add("SampleComputeLocation", 1,    true,  ApplySampleComputeLocation);

@@ -68,8 +68,10 @@ class Schedule {
   std::vector<BlockRV> GetConsumers(BlockRV block);
 
   // ---- Compute location.
-  void ComputeAt(BlockRV block, LoopRV loop, bool preserve_unit_loops = false);
-  void ReverseComputeAt(BlockRV block, LoopRV loop, bool preserve_unit_loops = false);
+  /// `index` is the position among the loop body's statements; -1 picks it automatically.
+  void ComputeAt(BlockRV block, LoopRV loop, bool preserve_unit_loops = false, int index = -1);
+  void ReverseComputeAt(BlockRV block, LoopRV loop, bool preserve_unit_loops = false,
+                        int index = -1);
   void ComputeInline(BlockRV block);
   void ReverseComputeInline(BlockRV block);
   /// Samples where `block` could be computed: a loop of its consumers' nest, LoopRV::Root() or

@@ -14,6 +14,10 @@
 //     and no init runs in the middle of an accumulation;
 //  5. each dimension of the block's write region of a consumed buffer is a single block
 //     iterator, so the needed region translates into iterator ranges.
+// The block goes into the loop body after every statement holding a block it reads from and
+// before every statement holding a block that reads (or, for compute_at, also writes) what it
+// writes; `index` picks a position explicitly (-1: the first such place for compute_at, the last
+// for reverse_compute_at).
 // Iterators get the range covering what the consumers read in one iteration of the loop; the
 // others keep their whole domain. A predicate keeps iterators inside their domains when that
 // cannot be proven.
@@ -32,6 +36,7 @@
 #include <unordered_set>
 
 #include "tirtune/arith/int_set.h"
+#include "tirtune/ir/functor.h"
 #include "tirtune/ir/op.h"
 #include "tirtune/ir/printer.h"
 #include "tirtune/ir/substitute.h"
@@ -113,35 +118,36 @@ struct IterRange {
 }  // namespace
 
 // Implemented below; shared by ComputeAt and ReverseComputeAt.
-static void ComputeAtImpl(Schedule* sch, ScheduleState* state, const BlockRealizeNode* realize,
-                          const ForNode* loop, bool preserve_unit_loops, bool reverse);
+static void ComputeAtImpl(ScheduleState* state, const BlockRealizeNode* realize,
+                          const ForNode* loop, bool preserve_unit_loops, int index, bool reverse);
 
-void Schedule::ComputeAt(BlockRV block, LoopRV loop, bool preserve_unit_loops) {
+void Schedule::ComputeAt(BlockRV block, LoopRV loop, bool preserve_unit_loops, int index) {
   if (LocationOf(loop) == -2) {
     ComputeInline(block);
     return;
   }
   if (LocationOf(loop) == 0) {
-    ComputeAtImpl(this, &state_, Get(block), Get(loop), preserve_unit_loops, /*reverse=*/false);
+    ComputeAtImpl(&state_, Get(block), Get(loop), preserve_unit_loops, index, /*reverse=*/false);
   }
-  Record("ComputeAt", {block.ref(), loop.ref()}, {{"preserve_unit_loops", preserve_unit_loops}},
-         {});
+  Record("ComputeAt", {block.ref(), loop.ref()},
+         {{"preserve_unit_loops", preserve_unit_loops}, {"index", index}}, {});
 }
 
-void Schedule::ReverseComputeAt(BlockRV block, LoopRV loop, bool preserve_unit_loops) {
+void Schedule::ReverseComputeAt(BlockRV block, LoopRV loop, bool preserve_unit_loops,
+                                int index) {
   if (LocationOf(loop) == -2) {
     ReverseComputeInline(block);
     return;
   }
   if (LocationOf(loop) == 0) {
-    ComputeAtImpl(this, &state_, Get(block), Get(loop), preserve_unit_loops, /*reverse=*/true);
+    ComputeAtImpl(&state_, Get(block), Get(loop), preserve_unit_loops, index, /*reverse=*/true);
   }
   Record("ReverseComputeAt", {block.ref(), loop.ref()},
-         {{"preserve_unit_loops", preserve_unit_loops}}, {});
+         {{"preserve_unit_loops", preserve_unit_loops}, {"index", index}}, {});
 }
 
-static void ComputeAtImpl(Schedule* sch, ScheduleState* state, const BlockRealizeNode* realize,
-                          const ForNode* loop, bool preserve_unit_loops, bool reverse) {
+static void ComputeAtImpl(ScheduleState* state, const BlockRealizeNode* realize,
+                          const ForNode* loop, bool preserve_unit_loops, int index, bool reverse) {
   const char* primitive = reverse ? "reverse_compute_at" : "compute_at";
   const BlockNode* block = realize->block.get();
   // Step 1: same scope, not already under the loop.
@@ -379,11 +385,56 @@ static void ComputeAtImpl(Schedule* sch, ScheduleState* state, const BlockRealiz
                    IntImm(loops[k].first.dtype(), loops[k].second), ForKind::kSerial, nest);
   }
 
-  // Step 7: insert under the loop, then remove the old instance.
-  Stmt body = reverse ? MakeSeq({loop->body, nest}) : MakeSeq({nest, loop->body});
-  state->Replace(loop, WithBody(loop, body));
+  // Step 7: insert among the loop body's statements after every one holding a block the moved
+  // block depends on, and before every one holding a block that depends on it.
+  std::vector<Stmt> body;
+  if (const auto* seq = loop->body.as<SeqStmtNode>()) {
+    body = seq->seq;
+  } else {
+    body = {loop->body};
+  }
+  int lowest = 0, highest = static_cast<int>(body.size());
+  for (int k = 0; k < static_cast<int>(body.size()); ++k) {
+    bool before_us = false, after_us = false;
+    PreOrderVisit(body[k], [&](const Object* node) {
+      const auto* other = node->as<BlockRealizeNode>();
+      if (other == nullptr) return node->kind() >= NodeKind::kFor;
+      const BlockNode* b = other->block.get();
+      for (const BufferRegion& r : block->reads) before_us |= Touches(b, r.buffer, false, true);
+      for (const BufferRegion& r : block->writes) {
+        // A block that only writes our output before us is an init (reverse) or a conflict.
+        bool reads_ours = Touches(b, r.buffer, true, false);
+        bool writes_ours = Touches(b, r.buffer, false, true);
+        if (reverse && writes_ours && !reads_ours) before_us = true;
+        if (reads_ours || (!reverse && writes_ours)) after_us = true;
+      }
+      return true;
+    });
+    if (before_us) lowest = std::max(lowest, k + 1);
+    if (after_us) highest = std::min(highest, k);
+  }
+  if (lowest > highest) {
+    throw ComputeAtError("InsertionPointError",
+                         fmt::format("{}: no place in the body of loop '{}' is after every block "
+                                     "block '{}' reads from and before every block reading it",
+                                     primitive, loop->loop_var->name, block->name),
+                         {realize, loop});
+  }
+  int position = reverse ? highest : lowest;
+  if (index >= 0) {
+    if (index < lowest || index > highest) {
+      throw ComputeAtError(
+          "InsertionPointError",
+          fmt::format("{}: index {} in the body of loop '{}' is not allowed; block '{}' must go "
+                      "at a position from {} to {}",
+                      primitive, index, loop->loop_var->name, block->name, lowest, highest),
+          {realize, loop});
+    }
+    position = index;
+  }
+  body.insert(body.begin() + position, nest);
+  state->Replace(loop, WithBody(loop, MakeSeq(std::move(body))));
   RemoveStmt(state, realize);
-  (void)sch;
 }
 
 }  // namespace tirtune
