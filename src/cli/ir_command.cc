@@ -1,11 +1,10 @@
 // `tirtune ir check FILE.tir`: parse a text IR file, verify each function, print it back.
 #include <fmt/core.h>
 
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "commands.h"
+#include "file_text.h"
 #include "tirtune/ir/parser.h"
 #include "tirtune/ir/printer.h"
 #include "tirtune/ir/structural_equal.h"
@@ -14,20 +13,12 @@
 namespace tirtune::cli {
 namespace {
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) TT_USER_ERROR("cannot open '{}'", path);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 struct CheckOptions {
   std::string file;
 };
 
 void RunCheck(const CheckOptions& opts, const GlobalOptions& global) {
-  std::string text = ReadFile(opts.file);
+  std::string text = ReadTextFile(opts.file);
   std::vector<PrimFunc> funcs = ParsePrimFuncs(text, opts.file);
   nlohmann::json out = nlohmann::json::array();
   size_t problems = 0;

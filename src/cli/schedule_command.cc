@@ -2,11 +2,10 @@
 // file and prints the scheduled function (or, with --json, the function, its hash and the trace).
 #include <fmt/core.h>
 
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "commands.h"
+#include "file_text.h"
 #include "tirtune/ir/parser.h"
 #include "tirtune/ir/printer.h"
 #include "tirtune/ir/structural_equal.h"
@@ -15,14 +14,6 @@
 namespace tirtune::cli {
 namespace {
 
-std::string ReadText(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) TT_USER_ERROR("cannot open '{}'", path);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 struct ScheduleOptions {
   std::string ir_file;
   std::string trace_file;
@@ -30,7 +21,7 @@ struct ScheduleOptions {
 };
 
 void RunSchedule(const ScheduleOptions& opts, const GlobalOptions& global) {
-  std::vector<PrimFunc> funcs = ParsePrimFuncs(ReadText(opts.ir_file), opts.ir_file);
+  std::vector<PrimFunc> funcs = ParsePrimFuncs(ReadTextFile(opts.ir_file), opts.ir_file);
   PrimFunc func;
   if (opts.func_name.empty()) {
     if (funcs.size() != 1) {
@@ -45,7 +36,7 @@ void RunSchedule(const ScheduleOptions& opts, const GlobalOptions& global) {
   }
   nlohmann::json doc;
   try {
-    doc = nlohmann::json::parse(ReadText(opts.trace_file));
+    doc = nlohmann::json::parse(ReadTextFile(opts.trace_file));
   } catch (const nlohmann::json::parse_error& e) {
     TT_USER_ERROR("{} is not valid JSON: {}", opts.trace_file, e.what());
   }
