@@ -1,0 +1,77 @@
+// CompareArrays / CompareAll: element-wise comparison with the tolerances of measure/verify.h.
+#include "tirtune/measure/verify.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace tirtune {
+
+Tolerance Tolerance::For(DataType dtype) {
+  if (dtype.is_integral()) return {0, 0};
+  if (dtype.bits() == 16) return {1e-2, 1e-3};
+  if (dtype.bits() == 64) return {1e-9, 1e-12};
+  return {1e-4, 1e-5};
+}
+
+VerifyResult CompareArrays(const std::string& name, const NDArray& expected, const NDArray& actual,
+                           const Tolerance& tolerance) {
+  VerifyResult r;
+  if (expected.shape() != actual.shape() || expected.dtype() != actual.dtype()) {
+    r.ok = false;
+    r.mismatches = expected.size();
+    r.message = fmt::format("{}: shape or type differs from the reference", name);
+    return r;
+  }
+  double scale = 0;
+  for (int64_t i = 0; i < expected.size(); ++i) {
+    double v = std::fabs(expected.GetDouble(i));
+    if (std::isfinite(v)) scale = std::max(scale, v);
+  }
+  double atol = tolerance.atol * std::max(1.0, scale);
+  for (int64_t i = 0; i < expected.size(); ++i) {
+    double want = expected.GetDouble(i), got = actual.GetDouble(i);
+    if (std::isnan(want) || std::isnan(got)) {
+      if (std::isnan(want) && std::isnan(got)) continue;
+    } else if (want == got) {
+      continue;  // also equal infinities
+    }
+    double err = std::fabs(got - want);
+    double rel = want != 0 ? err / std::fabs(want) : err;
+    if (!std::isnan(err)) {
+      r.max_abs_error = std::max(r.max_abs_error, err);
+      r.max_rel_error = std::max(r.max_rel_error, rel);
+    }
+    if (err <= atol + tolerance.rtol * std::fabs(want)) continue;
+    if (r.mismatches++ == 0) {
+      r.message = fmt::format("{}[{}] is {} where the reference has {}", name, i, got, want);
+    }
+  }
+  if (r.mismatches > 0) {
+    r.ok = false;
+    r.message +=
+        fmt::format(" ({} of {} elements differ; max abs error {:.3g}, max rel error {:.3g})",
+                    r.mismatches, expected.size(), r.max_abs_error, r.max_rel_error);
+  }
+  return r;
+}
+
+VerifyResult CompareAll(const std::vector<std::string>& names, const std::vector<NDArray>& expected,
+                        const std::vector<NDArray>& actual) {
+  VerifyResult total;
+  for (size_t i = 0; i < expected.size() && i < actual.size(); ++i) {
+    VerifyResult r =
+        CompareArrays(names[i], expected[i], actual[i], Tolerance::For(expected[i].dtype()));
+    total.max_abs_error = std::max(total.max_abs_error, r.max_abs_error);
+    total.max_rel_error = std::max(total.max_rel_error, r.max_rel_error);
+    total.mismatches += r.mismatches;
+    if (!r.ok && total.ok) {
+      total.ok = false;
+      total.message = r.message;
+    }
+  }
+  return total;
+}
+
+}  // namespace tirtune
