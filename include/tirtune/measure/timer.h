@@ -1,0 +1,34 @@
+// Timing a function in this process: warm-up, `number` calls per repeat grown until one repeat
+// lasts at least `min_repeat_ms`, `repeat` repeats, optionally flushing the caches in between.
+#pragma once
+
+#include <functional>
+#include <vector>
+
+namespace tirtune {
+
+struct TimerConfig {
+  /// Calls before timing starts. Default 1.
+  int warmup = 1;
+  /// Timed repeats; each gives one sample. Default 5.
+  int repeat = 5;
+  /// A repeat runs the function `number` times, `number` doubling until one repeat lasts this
+  /// long. Default 50 ms.
+  double min_repeat_ms = 50;
+  /// Write a buffer larger than the last-level cache before every repeat. Default false.
+  bool flush_cache = false;
+};
+
+struct TimingResult {
+  /// Seconds per call, one sample per repeat.
+  std::vector<double> seconds;
+  double median = 0;
+  /// Calls per repeat.
+  int number = 1;
+  /// Coefficient of variation of the samples.
+  double cv = 0;
+};
+
+TimingResult TimeFunction(const std::function<void()>& fn, const TimerConfig& config = {});
+
+}  // namespace tirtune

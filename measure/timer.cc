@@ -1,0 +1,50 @@
+// TimeFunction: number/repeat timing with a steady clock and an optional cache flush.
+#include "tirtune/measure/timer.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+namespace tirtune {
+namespace {
+
+double SecondsOf(const std::function<void()>& fn, int number) {
+  auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < number; ++i) fn();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Writes 256 MiB so that the next repeat starts with cold caches.
+void FlushCaches() {
+  static std::vector<int64_t> buffer(size_t{32} << 20);
+  for (size_t i = 0; i < buffer.size(); i += 8) buffer[i] += 1;
+}
+
+}  // namespace
+
+TimingResult TimeFunction(const std::function<void()>& fn, const TimerConfig& config) {
+  for (int i = 0; i < config.warmup; ++i) fn();
+  TimingResult result;
+  double min_seconds = config.min_repeat_ms / 1000.0;
+  while (result.number < (1 << 24)) {
+    if (SecondsOf(fn, result.number) >= min_seconds) break;
+    result.number *= 2;
+  }
+  for (int r = 0; r < std::max(1, config.repeat); ++r) {
+    if (config.flush_cache) FlushCaches();
+    result.seconds.push_back(SecondsOf(fn, result.number) / result.number);
+  }
+  std::vector<double> sorted = result.seconds;
+  std::sort(sorted.begin(), sorted.end());
+  size_t n = sorted.size();
+  result.median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+  double mean = 0, var = 0;
+  for (double s : sorted) mean += s / n;
+  for (double s : sorted) var += (s - mean) * (s - mean) / n;
+  result.cv = mean > 0 ? std::sqrt(var) / mean : 0;
+  return result;
+}
+
+}  // namespace tirtune
