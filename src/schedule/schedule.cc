@@ -1,6 +1,6 @@
-// Schedule: random-variable tables, instruction recording, and the lookup primitives
-// (get_block, get_loops, get_child_blocks, enter_postproc). The transforming primitives live in
-// src/schedule/primitive/, one file each.
+// Schedule: random-variable tables, instruction recording, check-only mode (CanApply), and the
+// lookup primitives (get_block, get_loops, get_child_blocks, enter_postproc). The transforming
+// primitives live in src/schedule/primitive/, one file each.
 #include "tirtune/schedule/schedule.h"
 
 #include <fmt/format.h>
@@ -9,7 +9,51 @@ namespace tirtune {
 
 Schedule::Schedule(PrimFunc func, uint64_t seed) : state_(std::move(func)), rng_(seed) {}
 
+namespace {
+void CheckNotPlaceholder(int64_t id) {
+  TT_ICHECK(id != kPlaceholderRVId,
+            "a placeholder random variable, returned by a primitive in check-only mode "
+            "(Schedule::CanApply), was used");
+}
+}  // namespace
+
+bool Schedule::CanApply(const std::function<void(Schedule&)>& step) {
+  // What the step may touch even in check-only mode: lookups and sampling create random
+  // variables and draw from the engine. Nesting (SampleComputeLocation inside a step) is fine.
+  const bool was_check_only = check_only_;
+  const RandomEngine rng = rng_;
+  const int64_t first_new_rv = next_rv_id_;
+  const PrimFunc func_before = func();
+  const size_t trace_size = trace_.insts().size();
+  auto restore = [&] {
+    check_only_ = was_check_only;
+    rng_ = rng;
+    for (int64_t id = first_new_rv; id < next_rv_id_; ++id) {
+      block_rvs_.erase(id);
+      loop_rvs_.erase(id);
+      expr_rvs_.erase(id);
+      location_rvs_.erase(id);
+    }
+    next_rv_id_ = first_new_rv;
+  };
+  check_only_ = true;
+  bool applies = true;
+  try {
+    step(*this);
+  } catch (const ScheduleError&) {
+    applies = false;
+  } catch (...) {
+    restore();
+    throw;
+  }
+  restore();
+  TT_ICHECK(func().same_as(func_before) && trace_.insts().size() == trace_size,
+            "a primitive changed the schedule in check-only mode");
+  return applies;
+}
+
 const BlockRealizeNode* Schedule::Get(BlockRV block) const {
+  CheckNotPlaceholder(block.id);
   auto it = block_rvs_.find(block.id);
   TT_ICHECK(it != block_rvs_.end(), "block random variable {} does not belong to this schedule",
             block.id);
@@ -22,10 +66,11 @@ const BlockRealizeNode* Schedule::Get(BlockRV block) const {
 }
 
 const ForNode* Schedule::Get(LoopRV loop) const {
+  CheckNotPlaceholder(loop.id);
   if (LocationOf(loop) != 0) {
-    throw SimpleScheduleError("NotALoopError",
-                              LocationOf(loop) == -1 ? "the root location is not a loop"
-                                                     : "the inline location is not a loop");
+    throw SimpleScheduleError("NotALoopError", LocationOf(loop) == -1
+                                                   ? "the root location is not a loop"
+                                                   : "the inline location is not a loop");
   }
   auto it = loop_rvs_.find(loop.id);
   TT_ICHECK(it != loop_rvs_.end(), "loop random variable {} does not belong to this schedule",
@@ -41,6 +86,7 @@ const ForNode* Schedule::Get(LoopRV loop) const {
 }
 
 int64_t Schedule::Get(ExprRV expr) const {
+  CheckNotPlaceholder(expr.id);
   auto it = expr_rvs_.find(expr.id);
   TT_ICHECK(it != expr_rvs_.end(), "expr random variable {} does not belong to this schedule",
             expr.id);
@@ -87,10 +133,11 @@ ExprRV Schedule::NewExprRV(int64_t value) {
 
 void Schedule::Record(const char* kind, std::vector<InstInput> inputs, nlohmann::json attrs,
                       std::vector<RVRef> outputs, nlohmann::json decision) {
+  if (check_only_) return;
   const InstructionKind* k = FindInstructionKind(kind);
   TT_ICHECK(k != nullptr, "instruction kind {} is not registered", kind);
-  trace_.Append(Instruction{k, std::move(inputs), std::move(attrs), std::move(outputs),
-                            std::move(decision)});
+  trace_.Append(
+      Instruction{k, std::move(inputs), std::move(attrs), std::move(outputs), std::move(decision)});
 }
 
 BlockRV Schedule::GetBlock(const std::string& name) {

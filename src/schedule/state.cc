@@ -83,6 +83,12 @@ Var ScheduleState::FreshLoopVar(const std::string& hint, DataType dtype) const {
   return Var(name, dtype);
 }
 
+std::string ScheduleState::FreshBlockName(const std::string& hint) const {
+  std::string name = hint;
+  for (int k = 1; FindBlock(name) != nullptr; ++k) name = hint + "_" + std::to_string(k);
+  return name;
+}
+
 const BlockRealizeNode* ScheduleState::FindBlock(const std::string& name) const {
   Reindex();
   auto it = blocks_.find(name);

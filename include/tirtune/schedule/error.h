@@ -31,20 +31,28 @@ class ScheduleError : public std::exception {
 };
 
 /// A ScheduleError with a fixed kind and message, for the simple preconditions shared by many
-/// primitives. `locations` are the nodes to mark.
+/// primitives. `locations` are the nodes to mark; `advice` (what to do instead), when given,
+/// follows the message in the explanation.
 class SimpleScheduleError : public ScheduleError {
  public:
   SimpleScheduleError(const char* kind, std::string message,
-                      std::vector<const Object*> locations = {})
-      : kind_(kind), message_(std::move(message)), locations_(std::move(locations)) {}
+                      std::vector<const Object*> locations = {}, std::string advice = {})
+      : kind_(kind),
+        message_(std::move(message)),
+        locations_(std::move(locations)),
+        advice_(std::move(advice)) {}
   const char* Kind() const override { return kind_; }
   std::string ShortMessage() const override { return message_; }
+  std::string Explanation() const override {
+    return advice_.empty() ? message_ : message_ + ". " + advice_;
+  }
   std::vector<const Object*> Locations() const override { return locations_; }
 
  private:
   const char* kind_;
   std::string message_;
   std::vector<const Object*> locations_;
+  std::string advice_;
 };
 
 }  // namespace tirtune

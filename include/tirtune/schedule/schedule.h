@@ -1,9 +1,11 @@
 // Schedule: the user-facing object for transforming a PrimFunc. Every primitive checks its
 // preconditions (throwing a ScheduleError that leaves the schedule unchanged), transforms the
 // function, and records one instruction in the trace. Blocks, loops and sampled integers are
-// handled through random variables (BlockRV, LoopRV, ExprRV).
+// handled through random variables (BlockRV, LoopRV, ExprRV). CanApply asks whether a primitive
+// would succeed without transforming anything.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -23,6 +25,10 @@ namespace tirtune {
 /// one per split).
 using SplitFactor = std::variant<std::monostate, int64_t, ExprRV>;
 
+/// The id of the random variables that transforming primitives return in check-only mode (see
+/// Schedule::CanApply). They stand for nothing: resolving one is an internal error.
+inline constexpr int64_t kPlaceholderRVId = -3;
+
 class Schedule {
  public:
   explicit Schedule(PrimFunc func, uint64_t seed = 1);
@@ -34,6 +40,23 @@ class Schedule {
   RandomEngine& rng() { return rng_; }
   /// An independent copy (the IR is shared, being immutable).
   Schedule Copy() const { return *this; }
+
+  // ---- Legality without transformation.
+  /// Whether `step` succeeds, decided without building any new IR: `step` runs in check-only
+  /// mode, in which every transforming primitive runs its precondition checks (the same code as a
+  /// real call) and returns right before it would construct the new function. Returns false when
+  /// `step` throws a ScheduleError; other exceptions (InternalError, UserError) propagate.
+  /// Whatever happens, the function, the trace, the random engine and the random variables are
+  /// left as they were.
+  ///
+  /// Inside `step`, lookups and sampling work as usual but record nothing, and transforming
+  /// primitives return placeholder random variables (id kPlaceholderRVId) that must not be used.
+  /// A step is therefore lookups and sampling followed by one transforming primitive, e.g.
+  ///   sch.CanApply([&](Schedule& s) { s.Parallel(s.GetLoops(s.GetBlock("C"))[0]); })
+  /// A second transforming primitive would be checked against the untransformed function.
+  bool CanApply(const std::function<void(Schedule&)>& step);
+  /// True while a CanApply step runs.
+  bool check_only() const { return check_only_; }
 
   // ---- Resolving random variables (ScheduleError when the block or loop no longer exists).
   const BlockRealizeNode* Get(BlockRV block) const;
@@ -121,7 +144,8 @@ class Schedule {
   LoopRV NewLocationRV(int64_t location);
   /// -1 when `loop` stands for the root location, -2 for inlining, 0 for a real loop.
   int64_t LocationOf(LoopRV loop) const;
-  /// Records an instruction (called by every primitive after it succeeds).
+  /// Records an instruction (called by every primitive after it succeeds); does nothing in
+  /// check-only mode.
   void Record(const char* kind, std::vector<InstInput> inputs, nlohmann::json attrs,
               std::vector<RVRef> outputs, nlohmann::json decision = nullptr);
 
@@ -129,6 +153,8 @@ class Schedule {
   ScheduleState state_;
   Trace trace_;
   RandomEngine rng_;
+  /// Set by CanApply: primitives return after their checks (see CanApply).
+  bool check_only_ = false;
   int64_t next_rv_id_ = 0;
   std::unordered_map<int64_t, std::string> block_rvs_;
   std::unordered_map<int64_t, Var> loop_rvs_;

@@ -41,6 +41,10 @@ class ScheduleState {
   /// one created earlier by the same transformation) already has that name. Unique loop names
   /// keep printing readable and the simplifier's term order independent of object addresses.
   Var FreshLoopVar(const std::string& hint, DataType dtype) const;
+  /// `hint` when no block of the function has that name, else the first free `hint_1`,
+  /// `hint_2`, ... (unlike loop names, nothing is reserved: a block takes its name when it is
+  /// added to the function).
+  std::string FreshBlockName(const std::string& hint) const;
 
   /// Replaces the statements in `replacements` (keyed by node identity) and rebuilds their
   /// ancestors; every other node stays shared.

@@ -46,6 +46,7 @@ Stmt UnitLoopAround(const Var& u, Stmt body) {
 LoopRV Schedule::AddUnitLoop(BlockRV block_rv) {
   const BlockRealizeNode* realize = Get(block_rv);
   if (state_.ScopeBlock(realize) == nullptr) throw RootBlockUnitLoopError(realize);
+  if (check_only_) return LoopRV{kPlaceholderRVId};
   Var u = state_.FreshLoopVar("u", DataType::Index());
   state_.Replace(realize, UnitLoopAround(u, GetStmtRef(realize)));
   LoopRV out = NewLoopRV(u.get());
@@ -55,6 +56,7 @@ LoopRV Schedule::AddUnitLoop(BlockRV block_rv) {
 
 LoopRV Schedule::AddUnitLoop(LoopRV loop_rv) {
   const ForNode* loop = Get(loop_rv);
+  if (check_only_) return LoopRV{kPlaceholderRVId};
   // The new loop takes the wrapped loop's type so that index arithmetic stays in one type.
   Var u = state_.FreshLoopVar("u", loop->loop_var.dtype());
   state_.Replace(loop, UnitLoopAround(u, GetStmtRef(loop)));

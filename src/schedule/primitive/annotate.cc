@@ -42,6 +42,7 @@ void Schedule::Annotate(LoopRV loop_rv, const std::string& key, const nlohmann::
   const ForNode* loop = Get(loop_rv);
   Annotations annotations = loop->annotations;
   annotations[key] = AnnotationValue(key, value);
+  if (check_only_) return;
   state_.Replace(loop, LoopWithAnnotations(loop, std::move(annotations)));
   Record("Annotate", {loop_rv.ref()}, {{"key", key}, {"value", value}}, {});
 }
@@ -50,6 +51,7 @@ void Schedule::Annotate(BlockRV block_rv, const std::string& key, const nlohmann
   const BlockRealizeNode* realize = Get(block_rv);
   Annotations annotations = realize->block->annotations;
   annotations[key] = AnnotationValue(key, value);
+  if (check_only_) return;
   state_.Replace(realize, BlockWithAnnotations(realize, std::move(annotations)));
   Record("Annotate", {block_rv.ref()}, {{"key", key}, {"value", value}}, {});
 }
@@ -60,6 +62,7 @@ void Schedule::Unannotate(LoopRV loop_rv, const std::string& key) {
   if (annotations.erase(key) == 0) {
     throw MissingKey(fmt::format("loop '{}'", loop->loop_var->name), key, loop);
   }
+  if (check_only_) return;
   state_.Replace(loop, LoopWithAnnotations(loop, std::move(annotations)));
   Record("Unannotate", {loop_rv.ref()}, {{"key", key}}, {});
 }
@@ -70,6 +73,7 @@ void Schedule::Unannotate(BlockRV block_rv, const std::string& key) {
   if (annotations.erase(key) == 0) {
     throw MissingKey(fmt::format("block '{}'", realize->block->name), key, realize);
   }
+  if (check_only_) return;
   state_.Replace(realize, BlockWithAnnotations(realize, std::move(annotations)));
   Record("Unannotate", {block_rv.ref()}, {{"key", key}}, {});
 }

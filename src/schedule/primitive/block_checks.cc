@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "tirtune/arith/analyzer.h"
 #include "tirtune/ir/functor.h"
 
 namespace tirtune {
@@ -56,9 +57,7 @@ std::vector<const VarNode*> StoreIndexVars(const BlockRealizeNode* realize,
   std::vector<const VarNode*> vars;
   for (size_t d = 0; d < store->indices.size(); ++d) {
     const auto* var = store->indices[d].as<VarNode>();
-    bool is_iter =
-        var != nullptr && std::any_of(block->iter_vars.begin(), block->iter_vars.end(),
-                                      [&](const IterVar& iv) { return iv.var.get() == var; });
+    bool is_iter = var != nullptr && FindIterVar(block, var) != nullptr;
     bool repeated = var != nullptr && std::find(vars.begin(), vars.end(), var) != vars.end();
     if (!is_iter || repeated) {
       throw SimpleScheduleError(
@@ -85,6 +84,24 @@ void CheckIntermediate(const PrimFunc& func, const Buffer& buffer, const BlockRe
                     primitive, buffer->name, realize->block->name),
         {realize});
   }
+}
+
+const IterVar* FindIterVar(const BlockNode* block, const VarNode* var) {
+  for (const IterVar& iv : block->iter_vars) {
+    if (iv.var.get() == var) return &iv;
+  }
+  return nullptr;
+}
+
+bool HasReductionIter(const BlockNode* block) {
+  return std::any_of(block->iter_vars.begin(), block->iter_vars.end(),
+                     [](const IterVar& iv) { return iv.kind == IterKind::kReduce; });
+}
+
+bool SameDomain(const IterVar& a, const IterVar& b) {
+  arith::Analyzer analyzer;
+  return analyzer.CanProveEqual(a.dom.min, b.dom.min) &&
+         analyzer.CanProveEqual(a.dom.extent, b.dom.extent);
 }
 
 namespace {

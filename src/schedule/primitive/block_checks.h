@@ -25,6 +25,14 @@ std::vector<const VarNode*> StoreIndexVars(const BlockRealizeNode* realize,
 void CheckIntermediate(const PrimFunc& func, const Buffer& buffer, const BlockRealizeNode* realize,
                        const char* primitive);
 
+/// The iterator of `block` whose variable is `var`, or null.
+const IterVar* FindIterVar(const BlockNode* block, const VarNode* var);
+/// Whether the block has a reduction iterator.
+bool HasReductionIter(const BlockNode* block);
+/// Whether two iterators provably range over the same domain, so that mapping one to the other
+/// visits the same elements.
+bool SameDomain(const IterVar& a, const IterVar& b);
+
 /// Whether the block's read (or write) regions name `buffer`.
 bool ReadsBuffer(const BlockNode* block, const Buffer& buffer);
 bool WritesBuffer(const BlockNode* block, const Buffer& buffer);

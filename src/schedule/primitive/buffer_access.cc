@@ -106,12 +106,4 @@ Stmt ReplaceBuffers(const Stmt& stmt, const BufferMap& map) {
   return replacer.VisitStmt(stmt);
 }
 
-std::string UniqueBlockName(const ScheduleState& state, const std::string& name) {
-  if (state.FindBlock(name) == nullptr) return name;
-  for (int k = 1;; ++k) {
-    std::string candidate = fmt::format("{}_{}", name, k);
-    if (state.FindBlock(candidate) == nullptr) return candidate;
-  }
-}
-
 }  // namespace tirtune

@@ -1,5 +1,5 @@
 // The buffers a block accesses, where a buffer is allocated, and replacing one buffer by another
-// throughout a statement: shared by cache_read, cache_write, set_scope, storage_align and rfactor.
+// throughout a statement: shared by cache_read, cache_write, set_scope and storage_align.
 #pragma once
 
 #include <string>
@@ -34,8 +34,5 @@ using BufferMap = std::unordered_map<const BufferNode*, Buffer>;
 /// `stmt` with every reference to a buffer of `map` replaced: loads, stores, read and write
 /// regions, block allocations and Allocate nodes.
 Stmt ReplaceBuffers(const Stmt& stmt, const BufferMap& map);
-
-/// `name` when no block of the function has it, else the first free `name_1`, `name_2`, ...
-std::string UniqueBlockName(const ScheduleState& state, const std::string& name);
 
 }  // namespace tirtune

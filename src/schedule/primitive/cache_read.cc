@@ -126,30 +126,18 @@ BlockRV Schedule::CacheRead(BlockRV block_rv, int read_index, StorageScope scope
   if (HasRegionOf(realize->block->writes, buffer)) {
     throw CacheReadOfWrittenBufferError(realize, buffer->name);
   }
-  const BlockRealizeNode* scope_block = state_.ScopeBlock(realize);
-  if (scope_block == nullptr) {
-    throw SimpleScheduleError("RootBlockCacheError",
-                              fmt::format("cache_read of the root block '{}': it has no scope to "
-                                          "hold the copy",
-                                          realize->block->name),
-                              {realize});
-  }
+  const BlockRealizeNode* scope_block = CacheScopeOf(state_, realize, "cache_read");
   size_t pos = CopyPosition(state_, scope_block, realize, buffer);
+  if (check_only_) return BlockRV{kPlaceholderRVId};
 
   // Step 3. The cache buffer and its copy stage.
-  std::string cache_name = CacheBufferName(buffer, scope);
-  Buffer cache = MakeCacheBuffer(buffer, cache_name, scope);
-  std::string copy_name = UniqueBlockName(state_, cache_name);
-  Stmt stage = MakeCopyNest(state_, copy_name, buffer, cache);
+  CacheStage stage = MakeCacheStage(state_, buffer, scope, CopyDirection::kIntoCache);
 
-  // Step 4. The block reads the cache; then the scope gets the stage and the allocation.
-  std::string scope_name = scope_block->block->name;
-  ReadRedirector redirect(buffer, cache);
-  state_.Replace(realize, redirect.VisitStmt(GetStmtRef(realize)));
-  scope_block = state_.FindBlock(scope_name);
-  state_.Replace(scope_block, InsertCacheStage(scope_block, pos, stage, cache));
+  // Step 4. The block reads the cache; the scope gets the stage and the allocation.
+  ReadRedirector redirect(buffer, stage.cache);
+  AddCacheStage(&state_, realize, redirect.VisitStmt(GetStmtRef(realize)), pos, stage);
 
-  BlockRV out = NewBlockRV(copy_name);
+  BlockRV out = NewBlockRV(stage.block_name);
   Record("CacheRead", {block_rv.ref()},
          {{"read_index", read_index}, {"scope", StorageScopeName(scope)}}, {out.ref()});
   return out;

@@ -8,16 +8,10 @@
 
 namespace tirtune {
 
-std::string CacheBufferName(const Buffer& buffer, StorageScope scope) {
-  return fmt::format("{}_{}", buffer->name, StorageScopeName(scope));
-}
-
-Buffer MakeCacheBuffer(const Buffer& buffer, const std::string& name, StorageScope scope) {
-  return Buffer(name, buffer->dtype, buffer->shape, scope);
-}
+namespace {
 
 Stmt MakeCopyNest(const ScheduleState& state, const std::string& block_name, const Buffer& src,
-                 const Buffer& dst) {
+                  const Buffer& dst) {
   std::vector<Var> loop_vars;
   std::vector<IterVar> iter_vars;
   std::vector<Expr> bindings, indices;
@@ -41,6 +35,56 @@ Stmt MakeCopyNest(const ScheduleState& state, const std::string& block_name, con
   return nest;
 }
 
+// `scope` with `stage` inserted before its `pos`-th statement (or at the end) and `buffer`
+// appended to its allocations.
+Stmt InsertCacheStage(const BlockRealizeNode* scope, size_t pos, Stmt stage, Buffer buffer) {
+  std::vector<Stmt> stmts = ScopeStatements(scope);
+  TT_ICHECK(pos <= stmts.size(), "cache stage position {} past the {} statements of the scope", pos,
+            stmts.size());
+  stmts.insert(stmts.begin() + static_cast<std::ptrdiff_t>(pos), std::move(stage));
+  const BlockNode* b = scope->block.get();
+  std::vector<Buffer> allocs = b->alloc_buffers;
+  allocs.push_back(std::move(buffer));
+  Block block = MakeBlock(b->name, b->iter_vars, b->reads, b->writes, MakeSeq(std::move(stmts)),
+                          b->init, std::move(allocs), b->annotations);
+  return MakeBlockRealize(scope->iter_values, scope->predicate, block);
+}
+
+}  // namespace
+
+const BlockRealizeNode* CacheScopeOf(const ScheduleState& state, const BlockRealizeNode* realize,
+                                     const char* primitive) {
+  const BlockRealizeNode* scope = state.ScopeBlock(realize);
+  if (scope == nullptr) {
+    throw SimpleScheduleError("RootBlockCacheError",
+                              fmt::format("{} of the root block '{}': it has no scope to hold "
+                                          "the copy",
+                                          primitive, realize->block->name),
+                              {realize});
+  }
+  return scope;
+}
+
+CacheStage MakeCacheStage(const ScheduleState& state, const Buffer& buffer, StorageScope scope,
+                          CopyDirection direction) {
+  std::string name = fmt::format("{}_{}", buffer->name, StorageScopeName(scope));
+  Buffer cache(name, buffer->dtype, buffer->shape, scope);
+  std::string block_name = state.FreshBlockName(name);
+  Stmt nest = direction == CopyDirection::kIntoCache
+                  ? MakeCopyNest(state, block_name, buffer, cache)
+                  : MakeCopyNest(state, block_name, cache, buffer);
+  return {std::move(cache), std::move(block_name), std::move(nest)};
+}
+
+void AddCacheStage(ScheduleState* state, const BlockRealizeNode* realize, Stmt new_realize,
+                   size_t pos, const CacheStage& stage) {
+  // Blocks keep their names across replacements: find the rebuilt scope block by its name.
+  std::string scope_name = state->ScopeBlock(realize)->block->name;
+  state->Replace(realize, std::move(new_realize));
+  const BlockRealizeNode* scope = state->FindBlock(scope_name);
+  state->Replace(scope, InsertCacheStage(scope, pos, stage.nest, stage.cache));
+}
+
 std::vector<Stmt> ScopeStatements(const BlockRealizeNode* scope) {
   const Stmt& body = scope->block->body;
   if (const auto* seq = body.as<SeqStmtNode>()) return seq->seq;
@@ -62,19 +106,6 @@ size_t ScopeStatementIndex(const ScheduleState& state, const BlockRealizeNode* s
     if (seq->seq[i].get() == child) return i;
   }
   TT_UNREACHABLE("statement not found in its parent sequence");
-}
-
-Stmt InsertCacheStage(const BlockRealizeNode* scope, size_t pos, Stmt stage, Buffer buffer) {
-  std::vector<Stmt> stmts = ScopeStatements(scope);
-  TT_ICHECK(pos <= stmts.size(), "cache stage position {} past the {} statements of the scope", pos,
-            stmts.size());
-  stmts.insert(stmts.begin() + static_cast<std::ptrdiff_t>(pos), std::move(stage));
-  const BlockNode* b = scope->block.get();
-  std::vector<Buffer> allocs = b->alloc_buffers;
-  allocs.push_back(std::move(buffer));
-  Block block = MakeBlock(b->name, b->iter_vars, b->reads, b->writes, MakeSeq(std::move(stmts)),
-                          b->init, std::move(allocs), b->annotations);
-  return MakeBlockRealize(scope->iter_values, scope->predicate, block);
 }
 
 std::vector<const BlockRealizeNode*> WritersInScope(const ScheduleState& state,

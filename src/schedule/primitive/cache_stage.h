@@ -1,6 +1,6 @@
 // The copy stage that cache_read and cache_write add to a scope: a loop nest over a whole buffer
-// with one block copying it into another, the new buffer's allocation, and the statement
-// positions in the scope where the stage can go.
+// with one block copying it into another, the new buffer's allocation, the statement positions in
+// the scope where the stage can go, and the errors of placing it.
 #pragma once
 
 #include <string>
@@ -11,16 +11,31 @@
 
 namespace tirtune {
 
-/// `<buffer name>_<scope>`, e.g. "A_shared".
-std::string CacheBufferName(const Buffer& buffer, StorageScope scope);
+/// The scope block of `realize`, which is to hold the copy stage; RootBlockCacheError when
+/// `realize` is the root block.
+const BlockRealizeNode* CacheScopeOf(const ScheduleState& state, const BlockRealizeNode* realize,
+                                     const char* primitive);
 
-/// A compact buffer like `buffer` (same shape and element type) named `name`, in `scope`.
-Buffer MakeCacheBuffer(const Buffer& buffer, const std::string& name, StorageScope scope);
+/// The cache buffer and the loop nest of the copy block that fills it (cache_read) or writes it
+/// back (cache_write).
+struct CacheStage {
+  Buffer cache;            // `<buffer name>_<scope>`, e.g. "A_shared": compact, same shape
+  std::string block_name;  // the cache buffer's name, made unique among the blocks
+  Stmt nest;               // `for ax0, ax1, ...` over the whole buffer around the copy block
+};
 
-/// The loop nest `for ax0, ax1, ...` over the whole of `src` around a block `block_name` with
-/// spatial iterators v0, v1, ... that copies `src[v0, v1, ...]` into `dst[v0, v1, ...]`.
-Stmt MakeCopyNest(const ScheduleState& state, const std::string& block_name, const Buffer& src,
-                 const Buffer& dst);
+enum class CopyDirection : uint8_t { kIntoCache, kOutOfCache };
+
+/// The cache of `buffer` in `scope` and the stage copying `buffer` into it, or it back into
+/// `buffer`. The copy block has spatial iterators v0, v1, ... copying element [v0, v1, ...].
+CacheStage MakeCacheStage(const ScheduleState& state, const Buffer& buffer, StorageScope scope,
+                          CopyDirection direction);
+
+/// Replaces `realize` by `new_realize` (the block rewritten to use the cache), then inserts
+/// `stage` into the scope block of `realize` before its `pos`-th statement (or at the end) and
+/// appends the cache buffer to its allocations.
+void AddCacheStage(ScheduleState* state, const BlockRealizeNode* realize, Stmt new_realize,
+                   size_t pos, const CacheStage& stage);
 
 /// The statements directly in the body of `scope`: the elements of its sequence, or the body.
 std::vector<Stmt> ScopeStatements(const BlockRealizeNode* scope);
@@ -28,10 +43,6 @@ std::vector<Stmt> ScopeStatements(const BlockRealizeNode* scope);
 /// The index, in ScopeStatements(scope), of the statement that contains `node`.
 size_t ScopeStatementIndex(const ScheduleState& state, const BlockRealizeNode* scope,
                            const StmtNode* node);
-
-/// `scope` with `stage` inserted before its `pos`-th statement (or at the end) and `buffer`
-/// appended to its allocations.
-Stmt InsertCacheStage(const BlockRealizeNode* scope, size_t pos, Stmt stage, Buffer buffer);
 
 /// The direct child blocks of `scope` that write `buffer`.
 std::vector<const BlockRealizeNode*> WritersInScope(const ScheduleState& state,

@@ -28,8 +28,8 @@
 #include <fmt/format.h>
 
 #include "buffer_access.h"
+#include "buffer_loads.h"
 #include "cache_stage.h"
-#include "tirtune/ir/functor.h"
 #include "tirtune/schedule/schedule.h"
 
 namespace tirtune {
@@ -58,25 +58,14 @@ class CacheWriteOfInPlaceUpdateError : public ScheduleError {
   std::string buffer_;
 };
 
-bool LoadsBuffer(const BlockNode* block, const Buffer& buffer) {
-  bool found = false;
-  auto visit = [&](const Object* node) {
-    if (node->kind() == NodeKind::kBufferLoad &&
-        static_cast<const BufferLoadNode*>(node)->buffer.same_as(buffer)) {
-      found = true;
-    }
-  };
-  PostOrderVisit(block->body, visit);
-  return found;
-}
-
 // Step 2: the checks of preconditions 2-4; returns the index of the block's statement.
 size_t CheckCacheWrite(const ScheduleState& state, const BlockRealizeNode* scope,
                        const BlockRealizeNode* realize, const Buffer& buffer) {
   std::vector<const BlockRealizeNode*> writers = WritersInScope(state, scope, buffer);
   if (writers.size() > 1) throw NotSingleWriteBlockError("cache_write", buffer->name, writers);
   const BlockNode* block = realize->block.get();
-  if (!block->init.defined() && (HasRegionOf(block->reads, buffer) || LoadsBuffer(block, buffer))) {
+  if (!block->init.defined() &&
+      (HasRegionOf(block->reads, buffer) || LoadsBuffer(block->body, buffer))) {
     throw CacheWriteOfInPlaceUpdateError(realize, buffer->name);
   }
   size_t pos = ScopeStatementIndex(state, scope, realize);
@@ -95,29 +84,18 @@ BlockRV Schedule::CacheWrite(BlockRV block_rv, int write_index, StorageScope sco
   const BlockRealizeNode* realize = Get(block_rv);
   // Step 1. The buffer and the scope.
   Buffer buffer = NthAccessBuffer(realize, write_index, BufferAccess::kWrite, "cache_write");
-  const BlockRealizeNode* scope_block = state_.ScopeBlock(realize);
-  if (scope_block == nullptr) {
-    throw SimpleScheduleError("RootBlockCacheError",
-                              fmt::format("cache_write of the root block '{}': it has no scope "
-                                          "to hold the copy",
-                                          realize->block->name),
-                              {realize});
-  }
+  const BlockRealizeNode* scope_block = CacheScopeOf(state_, realize, "cache_write");
   size_t pos = CheckCacheWrite(state_, scope_block, realize, buffer);
+  if (check_only_) return BlockRV{kPlaceholderRVId};
 
   // Step 3. The cache buffer and the copy-back stage.
-  std::string cache_name = CacheBufferName(buffer, scope);
-  Buffer cache = MakeCacheBuffer(buffer, cache_name, scope);
-  std::string copy_name = UniqueBlockName(state_, cache_name);
-  Stmt stage = MakeCopyNest(state_, copy_name, cache, buffer);
+  CacheStage stage = MakeCacheStage(state_, buffer, scope, CopyDirection::kOutOfCache);
 
   // Step 4. The block works on the cache; the stage goes right after the block's statement.
-  std::string scope_name = scope_block->block->name;
-  state_.Replace(realize, ReplaceBuffers(GetStmtRef(realize), {{buffer.get(), cache}}));
-  scope_block = state_.FindBlock(scope_name);
-  state_.Replace(scope_block, InsertCacheStage(scope_block, pos + 1, stage, cache));
+  AddCacheStage(&state_, realize,
+                ReplaceBuffers(GetStmtRef(realize), {{buffer.get(), stage.cache}}), pos + 1, stage);
 
-  BlockRV out = NewBlockRV(copy_name);
+  BlockRV out = NewBlockRV(stage.block_name);
   Record("CacheWrite", {block_rv.ref()},
          {{"write_index", write_index}, {"scope", StorageScopeName(scope)}}, {out.ref()});
   return out;

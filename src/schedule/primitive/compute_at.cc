@@ -13,7 +13,8 @@
 //     completes its reduction within one iteration of the loop, so nothing reads partial results
 //     and no init runs in the middle of an accumulation;
 //  5. each dimension of the block's write region of a consumed buffer is a single block
-//     iterator, so the needed region translates into iterator ranges.
+//     iterator, so the needed region translates into iterator ranges;
+//  6. the block is not the only statement left in its scope or branch, so it can be cut out.
 // The block goes into the loop body after every statement holding a block it reads from and
 // before every statement holding a block that reads (or, for compute_at, also writes) what it
 // writes; `index` picks a position explicitly (-1: the first such place for compute_at, the last
@@ -35,6 +36,8 @@
 #include <algorithm>
 #include <unordered_set>
 
+#include "block_checks.h"
+#include "leaf_block_removal.h"
 #include "tirtune/arith/int_set.h"
 #include "tirtune/ir/functor.h"
 #include "tirtune/ir/op.h"
@@ -48,30 +51,6 @@ namespace {
 using arith::Analyzer;
 using arith::IntSet;
 using arith::VarRangeMap;
-
-class ComputeAtError : public ScheduleError {
- public:
-  ComputeAtError(const char* kind, std::string message, std::vector<const Object*> where)
-      : kind_(kind), message_(std::move(message)), where_(std::move(where)) {}
-  const char* Kind() const override { return kind_; }
-  std::string ShortMessage() const override { return message_; }
-  std::vector<const Object*> Locations() const override { return where_; }
-
- private:
-  const char* kind_;
-  std::string message_;
-  std::vector<const Object*> where_;
-};
-
-bool Touches(const BlockNode* block, const Buffer& buffer, bool reads, bool writes) {
-  auto has = [&](const std::vector<BufferRegion>& regions) {
-    for (const BufferRegion& r : regions) {
-      if (r.buffer.same_as(buffer)) return true;
-    }
-    return false;
-  };
-  return (reads && has(block->reads)) || (writes && has(block->writes));
-}
 
 bool IsUnder(const ScheduleState& state, const StmtNode* node, const ForNode* loop) {
   for (const StmtNode* a : state.Ancestors(node)) {
@@ -90,36 +69,19 @@ Expr Bind(const BlockRealizeNode* realize, const Expr& e) {
   return Substitute(e, vmap);
 }
 
-// Removes `node` from the tree: from its sequence, or with the loops left empty above it.
-void RemoveStmt(ScheduleState* state, const StmtNode* node) {
-  const StmtNode* leaf = node;
-  for (const StmtNode* p = state->Parent(leaf); p != nullptr; p = state->Parent(leaf)) {
-    if (p->kind() == NodeKind::kSeqStmt) {
-      const auto* seq = static_cast<const SeqStmtNode*>(p);
-      std::vector<Stmt> rest;
-      for (const Stmt& s : seq->seq) {
-        if (s.get() != leaf) rest.push_back(s);
-      }
-      state->Replace(p, MakeSeq(std::move(rest)));
-      return;
-    }
-    TT_ICHECK(p->kind() == NodeKind::kFor, "cannot remove the only statement of a block");
-    leaf = p;
-  }
-  TT_UNREACHABLE("removed the function body");
-}
-
 struct IterRange {
   Expr min;
-  int64_t extent;        // loop extent (a constant upper bound of the needed extent)
-  Expr guard;            // extra condition on the new loop variable, or undefined
+  int64_t extent;  // loop extent (a constant upper bound of the needed extent)
+  Expr guard;      // extra condition on the new loop variable, or undefined
 };
 
 }  // namespace
 
 // Implemented below; shared by ComputeAt and ReverseComputeAt.
+// In check-only mode it returns after the checks, before building anything.
 static void ComputeAtImpl(ScheduleState* state, const BlockRealizeNode* realize,
-                          const ForNode* loop, bool preserve_unit_loops, int index, bool reverse);
+                          const ForNode* loop, bool preserve_unit_loops, int index, bool reverse,
+                          bool check_only);
 
 void Schedule::ComputeAt(BlockRV block, LoopRV loop, bool preserve_unit_loops, int index) {
   if (LocationOf(loop) == -2) {
@@ -127,42 +89,44 @@ void Schedule::ComputeAt(BlockRV block, LoopRV loop, bool preserve_unit_loops, i
     return;
   }
   if (LocationOf(loop) == 0) {
-    ComputeAtImpl(&state_, Get(block), Get(loop), preserve_unit_loops, index, /*reverse=*/false);
+    ComputeAtImpl(&state_, Get(block), Get(loop), preserve_unit_loops, index, /*reverse=*/false,
+                  check_only_);
   }
   Record("ComputeAt", {block.ref(), loop.ref()},
          {{"preserve_unit_loops", preserve_unit_loops}, {"index", index}}, {});
 }
 
-void Schedule::ReverseComputeAt(BlockRV block, LoopRV loop, bool preserve_unit_loops,
-                                int index) {
+void Schedule::ReverseComputeAt(BlockRV block, LoopRV loop, bool preserve_unit_loops, int index) {
   if (LocationOf(loop) == -2) {
     ReverseComputeInline(block);
     return;
   }
   if (LocationOf(loop) == 0) {
-    ComputeAtImpl(&state_, Get(block), Get(loop), preserve_unit_loops, index, /*reverse=*/true);
+    ComputeAtImpl(&state_, Get(block), Get(loop), preserve_unit_loops, index, /*reverse=*/true,
+                  check_only_);
   }
   Record("ReverseComputeAt", {block.ref(), loop.ref()},
          {{"preserve_unit_loops", preserve_unit_loops}, {"index", index}}, {});
 }
 
 static void ComputeAtImpl(ScheduleState* state, const BlockRealizeNode* realize,
-                          const ForNode* loop, bool preserve_unit_loops, int index, bool reverse) {
+                          const ForNode* loop, bool preserve_unit_loops, int index, bool reverse,
+                          bool check_only) {
   const char* primitive = reverse ? "reverse_compute_at" : "compute_at";
   const BlockNode* block = realize->block.get();
   // Step 1: same scope, not already under the loop.
   const BlockRealizeNode* scope = state->ScopeBlock(realize);
   if (state->ScopeBlock(loop) != scope) {
-    throw ComputeAtError("NotInSameScopeError",
-                         fmt::format("{}: block '{}' and loop '{}' are in different scopes",
-                                     primitive, block->name, loop->loop_var->name),
-                         {realize, loop});
+    throw SimpleScheduleError("NotInSameScopeError",
+                              fmt::format("{}: block '{}' and loop '{}' are in different scopes",
+                                          primitive, block->name, loop->loop_var->name),
+                              {realize, loop});
   }
   if (IsUnder(*state, realize, loop)) {
-    throw ComputeAtError("LoopPositionError",
-                         fmt::format("{}: block '{}' is already under loop '{}'", primitive,
-                                     block->name, loop->loop_var->name),
-                         {realize, loop});
+    throw SimpleScheduleError("LoopPositionError",
+                              fmt::format("{}: block '{}' is already under loop '{}'", primitive,
+                                          block->name, loop->loop_var->name),
+                              {realize, loop});
   }
   // Step 2: the dependent blocks (consumers, or producers when reversed) must all be under the
   // loop; the block must come before (after) the loop.
@@ -186,16 +150,17 @@ static void ComputeAtImpl(ScheduleState* state, const BlockRealizeNode* realize,
     // init) what the block writes; reverse: blocks writing what the block reads or writes.
     bool depends = false;
     for (const BufferRegion& r : block->writes) {
-      depends |= Touches(other->block.get(), r.buffer, /*reads=*/!reverse, /*writes=*/true);
+      depends |= WritesBuffer(other->block.get(), r.buffer) ||
+                 (!reverse && ReadsBuffer(other->block.get(), r.buffer));
     }
     if (reverse) {
       for (const BufferRegion& r : block->reads) {
-        depends |= Touches(other->block.get(), r.buffer, /*reads=*/false, /*writes=*/true);
+        depends |= WritesBuffer(other->block.get(), r.buffer);
       }
     }
     if (!depends) continue;
     if (!under) {
-      throw ComputeAtError(
+      throw SimpleScheduleError(
           "NotAllConsumersUnderLoopError",
           fmt::format("{}: block '{}' {} block '{}', which is not under loop '{}'", primitive,
                       block->name, reverse ? "consumes from" : "feeds", other->block->name,
@@ -205,14 +170,13 @@ static void ComputeAtImpl(ScheduleState* state, const BlockRealizeNode* realize,
     dependents.push_back(other);
   }
   if (first_under == siblings.size()) {
-    throw ComputeAtError("LoopPositionError",
-                         fmt::format("{}: loop '{}' contains no block", primitive,
-                                     loop->loop_var->name),
-                         {loop});
+    throw SimpleScheduleError(
+        "LoopPositionError",
+        fmt::format("{}: loop '{}' contains no block", primitive, loop->loop_var->name), {loop});
   }
   bool order_ok = reverse ? self_pos > last_under : self_pos < first_under;
   if (!order_ok) {
-    throw ComputeAtError(
+    throw SimpleScheduleError(
         "LoopPositionError",
         fmt::format("{}: block '{}' must come {} loop '{}' in program order", primitive,
                     block->name, reverse ? "after" : "before", loop->loop_var->name),
@@ -233,12 +197,12 @@ static void ComputeAtImpl(ScheduleState* state, const BlockRealizeNode* realize,
       const BlockNode* b = dep->block.get();
       bool accumulates_into_ours = false;
       for (const BufferRegion& r : block->writes) {
-        accumulates_into_ours |= Touches(b, r.buffer, /*reads=*/false, /*writes=*/true);
+        accumulates_into_ours |= WritesBuffer(b, r.buffer);
       }
       if (!reverse && !accumulates_into_ours) continue;
       for (size_t i = 0; i < b->iter_vars.size(); ++i) {
         if (b->iter_vars[i].kind == IterKind::kReduce && UsesVar(dep->iter_values[i], is_outer)) {
-          throw ComputeAtError(
+          throw SimpleScheduleError(
               "ReductionNotCompleteError",
               fmt::format("{}: block '{}' does not finish its reduction over '{}' within one "
                           "iteration of loop '{}'; use a loop outside its reduction loops",
@@ -254,14 +218,16 @@ static void ComputeAtImpl(ScheduleState* state, const BlockRealizeNode* realize,
   for (size_t p = lo; p < hi; ++p) {
     const BlockNode* other = siblings[p]->block.get();
     bool conflict = false;
-    for (const BufferRegion& r : block->writes) conflict |= Touches(other, r.buffer, true, true);
-    for (const BufferRegion& r : block->reads) conflict |= Touches(other, r.buffer, false, true);
+    for (const BufferRegion& r : block->writes) {
+      conflict |= ReadsBuffer(other, r.buffer) || WritesBuffer(other, r.buffer);
+    }
+    for (const BufferRegion& r : block->reads) conflict |= WritesBuffer(other, r.buffer);
     if (conflict) {
-      throw ComputeAtError("DependencyConflictError",
-                           fmt::format("{}: block '{}' would move past block '{}', which "
-                                       "touches the same buffers",
-                                       primitive, block->name, other->name),
-                           {realize, siblings[p]});
+      throw SimpleScheduleError("DependencyConflictError",
+                                fmt::format("{}: block '{}' would move past block '{}', which "
+                                            "touches the same buffers",
+                                            primitive, block->name, other->name),
+                                {realize, siblings[p]});
     }
   }
 
@@ -308,7 +274,7 @@ static void ComputeAtImpl(ScheduleState* state, const BlockRealizeNode* realize,
       bool is_iter = false;
       for (const IterVar& iv : block->iter_vars) is_iter |= v != nullptr && iv.var.get() == v;
       if (!is_iter || !IsConstInt(mine.region[d].extent, 1)) {
-        throw ComputeAtError(
+        throw SimpleScheduleError(
             "NotSingleIteratorAccessError",
             fmt::format("{}: block '{}' accesses buffer '{}' at dimension {} with an index that "
                         "is not a single block iterator",
@@ -317,12 +283,12 @@ static void ComputeAtImpl(ScheduleState* state, const BlockRealizeNode* realize,
       }
       if (needed[d].IsNothing()) continue;
       auto it = iter_sets.find(v);
-      iter_sets[v] = it == iter_sets.end() ? needed[d]
-                                           : arith::Union(it->second, needed[d], &analyzer);
+      iter_sets[v] =
+          it == iter_sets.end() ? needed[d] : arith::Union(it->second, needed[d], &analyzer);
     }
   }
 
-  // Step 6: new loops over the iterator ranges.
+  // Step 6: the range of each iterator, with a constant bound on its extent.
   std::vector<IterRange> ranges;
   for (const IterVar& iv : block->iter_vars) {
     auto it = iter_sets.find(iv.var.get());
@@ -330,11 +296,11 @@ static void ComputeAtImpl(ScheduleState* state, const BlockRealizeNode* realize,
     if (it != iter_sets.end()) {
       std::optional<Range> cover = it->second.CoverRange(&analyzer);
       if (!cover) {
-        throw ComputeAtError("UnboundedRegionError",
-                             fmt::format("{}: cannot bound the range of iterator '{}' of block "
-                                         "'{}'",
-                                         primitive, iv.var->name, block->name),
-                             {realize});
+        throw SimpleScheduleError("UnboundedRegionError",
+                                  fmt::format("{}: cannot bound the range of iterator '{}' of "
+                                              "block '{}'",
+                                              primitive, iv.var->name, block->name),
+                                  {realize});
       }
       r = *cover;
     }
@@ -346,17 +312,71 @@ static void ComputeAtImpl(ScheduleState* state, const BlockRealizeNode* realize,
     } else {
       arith::IntBound b = analyzer.ConstIntBound(extent);
       if (!b.has_max()) {
-        throw ComputeAtError("UnboundedRegionError",
-                             fmt::format("{}: the extent {} of iterator '{}' has no constant "
-                                         "bound",
-                                         primitive, ToString(extent), iv.var->name),
-                             {realize});
+        throw SimpleScheduleError("UnboundedRegionError",
+                                  fmt::format("{}: the extent {} of iterator '{}' has no "
+                                              "constant bound",
+                                              primitive, ToString(extent), iv.var->name),
+                                  {realize});
       }
       ir.extent = b.max_value;
       ir.guard = extent;  // ax < extent
     }
     ranges.push_back(ir);
   }
+
+  // Step 7: the position among the loop body's statements: after every one holding a block the
+  // moved block depends on, and before every one holding a block that depends on it.
+  std::vector<Stmt> body;
+  if (const auto* seq = loop->body.as<SeqStmtNode>()) {
+    body = seq->seq;
+  } else {
+    body = {loop->body};
+  }
+  int lowest = 0, highest = static_cast<int>(body.size());
+  for (int k = 0; k < static_cast<int>(body.size()); ++k) {
+    bool before_us = false, after_us = false;
+    PreOrderVisit(body[k], [&](const Object* node) {
+      const auto* other = node->as<BlockRealizeNode>();
+      if (other == nullptr) return node->kind() >= NodeKind::kFor;
+      const BlockNode* b = other->block.get();
+      for (const BufferRegion& r : block->reads) before_us |= WritesBuffer(b, r.buffer);
+      for (const BufferRegion& r : block->writes) {
+        // A block that only writes our output before us is an init (reverse) or a conflict.
+        bool reads_ours = ReadsBuffer(b, r.buffer);
+        bool writes_ours = WritesBuffer(b, r.buffer);
+        if (reverse && writes_ours && !reads_ours) before_us = true;
+        if (reads_ours || (!reverse && writes_ours)) after_us = true;
+      }
+      return true;
+    });
+    if (before_us) lowest = std::max(lowest, k + 1);
+    if (after_us) highest = std::min(highest, k);
+  }
+  if (lowest > highest) {
+    throw SimpleScheduleError("InsertionPointError",
+                              fmt::format("{}: no place in the body of loop '{}' is after every "
+                                          "block block '{}' reads from and before every block "
+                                          "reading it",
+                                          primitive, loop->loop_var->name, block->name),
+                              {realize, loop});
+  }
+  int position = reverse ? highest : lowest;
+  if (index >= 0) {
+    if (index < lowest || index > highest) {
+      throw SimpleScheduleError(
+          "InsertionPointError",
+          fmt::format("{}: index {} in the body of loop '{}' is not allowed; block '{}' must go "
+                      "at a position from {} to {}",
+                      primitive, index, loop->loop_var->name, block->name, lowest, highest),
+          {realize, loop});
+    }
+    position = index;
+  }
+  // Step 8: the block can leave its old place.
+  LeafBlockRemoval removal = PlanLeafBlockRemoval(*state, realize, primitive);
+  if (check_only) return;
+
+  // Step 9: new loops over the iterator ranges, around the block.
   std::vector<Expr> bindings;
   std::vector<std::pair<Var, int64_t>> loops;
   Expr predicate = Bool(true);
@@ -385,56 +405,11 @@ static void ComputeAtImpl(ScheduleState* state, const BlockRealizeNode* realize,
                    IntImm(loops[k].first.dtype(), loops[k].second), ForKind::kSerial, nest);
   }
 
-  // Step 7: insert among the loop body's statements after every one holding a block the moved
-  // block depends on, and before every one holding a block that depends on it.
-  std::vector<Stmt> body;
-  if (const auto* seq = loop->body.as<SeqStmtNode>()) {
-    body = seq->seq;
-  } else {
-    body = {loop->body};
-  }
-  int lowest = 0, highest = static_cast<int>(body.size());
-  for (int k = 0; k < static_cast<int>(body.size()); ++k) {
-    bool before_us = false, after_us = false;
-    PreOrderVisit(body[k], [&](const Object* node) {
-      const auto* other = node->as<BlockRealizeNode>();
-      if (other == nullptr) return node->kind() >= NodeKind::kFor;
-      const BlockNode* b = other->block.get();
-      for (const BufferRegion& r : block->reads) before_us |= Touches(b, r.buffer, false, true);
-      for (const BufferRegion& r : block->writes) {
-        // A block that only writes our output before us is an init (reverse) or a conflict.
-        bool reads_ours = Touches(b, r.buffer, true, false);
-        bool writes_ours = Touches(b, r.buffer, false, true);
-        if (reverse && writes_ours && !reads_ours) before_us = true;
-        if (reads_ours || (!reverse && writes_ours)) after_us = true;
-      }
-      return true;
-    });
-    if (before_us) lowest = std::max(lowest, k + 1);
-    if (after_us) highest = std::min(highest, k);
-  }
-  if (lowest > highest) {
-    throw ComputeAtError("InsertionPointError",
-                         fmt::format("{}: no place in the body of loop '{}' is after every block "
-                                     "block '{}' reads from and before every block reading it",
-                                     primitive, loop->loop_var->name, block->name),
-                         {realize, loop});
-  }
-  int position = reverse ? highest : lowest;
-  if (index >= 0) {
-    if (index < lowest || index > highest) {
-      throw ComputeAtError(
-          "InsertionPointError",
-          fmt::format("{}: index {} in the body of loop '{}' is not allowed; block '{}' must go "
-                      "at a position from {} to {}",
-                      primitive, index, loop->loop_var->name, block->name, lowest, highest),
-          {realize, loop});
-    }
-    position = index;
-  }
+  // Step 10: cut the block from its old place (the loop is not in the cut: the block is not
+  // under it), then insert the nest into the loop body.
+  state->Replace(removal.old_stmt, removal.new_stmt);
   body.insert(body.begin() + position, nest);
   state->Replace(loop, WithBody(loop, MakeSeq(std::move(body))));
-  RemoveStmt(state, realize);
 }
 
 }  // namespace tirtune

@@ -30,6 +30,7 @@
 #include <unordered_set>
 
 #include "block_checks.h"
+#include "buffer_loads.h"
 #include "leaf_block_removal.h"
 #include "read_regions.h"
 #include "tirtune/arith/analyzer.h"
@@ -194,20 +195,12 @@ void Schedule::ComputeInline(BlockRV block_rv) {
     }
   }
   const Buffer& buffer = store->buffer;
-  bool reads_itself = false;
-  PostOrderVisit(store->value, [&](const Object* node) {
-    reads_itself |= node->kind() == NodeKind::kBufferLoad &&
-                    static_cast<const BufferLoadNode*>(node)->buffer.same_as(buffer);
-  });
-  if (reads_itself) throw SelfReadError(realize);
+  if (LoadsBuffer(store->value, buffer)) throw SelfReadError(realize);
 
   // Step 2. B is private to this producer and its leaf readers.
   CheckIntermediate(func(), buffer, realize, kPrimitive);
   for (size_t d = 0; d < index_vars.size(); ++d) {
-    const Range* dom = nullptr;
-    for (const IterVar& iv : realize->block->iter_vars) {
-      if (iv.var.get() == index_vars[d]) dom = &iv.dom;
-    }
+    const Range* dom = &FindIterVar(realize->block.get(), index_vars[d])->dom;
     arith::Analyzer analyzer;
     if (!analyzer.CanProveEqual(dom->min, IntImm(dom->min.dtype(), 0)) ||
         !analyzer.CanProveEqual(dom->extent, buffer->shape[d])) {
@@ -221,8 +214,11 @@ void Schedule::ComputeInline(BlockRV block_rv) {
     if (HasChildBlocks(reader)) throw NonLeafReaderError(realize, reader);
   }
 
-  // Step 3. Remove the block and substitute its value at every load, in one rewrite.
+  // Step 3. Removing the block leaves its scope non-empty.
   LeafBlockRemoval removal = PlanLeafBlockRemoval(state_, realize, kPrimitive);
+  if (check_only_) return;
+
+  // Step 4. Remove the block and substitute its value at every load, in one rewrite.
   ComputeInliner inliner(std::move(removal), store, std::move(index_vars));
   state_.SetFunc(func().WithBody(inliner.VisitStmt(func()->body)));
   Record("ComputeInline", {block_rv.ref()}, nlohmann::json::object(), {});

@@ -26,6 +26,7 @@
 
 #include <algorithm>
 
+#include "block_checks.h"
 #include "read_regions.h"
 #include "tirtune/ir/functor.h"
 #include "tirtune/ir/op.h"
@@ -75,13 +76,6 @@ void Conjuncts(const Expr& pred, std::vector<Expr>* out) {
   }
 }
 
-// A name not yet taken by a block: `base`, else `base_1`, `base_2`, ...
-std::string FreshBlockName(const ScheduleState& state, const std::string& base) {
-  std::string name = base;
-  for (int i = 1; state.FindBlock(name) != nullptr; ++i) name = fmt::format("{}_{}", base, i);
-  return name;
-}
-
 // Drops the init of one block.
 class InitRemover : public StmtMutator {
  public:
@@ -108,9 +102,7 @@ BlockRV Schedule::DecomposeReduction(BlockRV block_rv, LoopRV loop_rv) {
   const BlockNode* block = realize->block.get();
 
   // Step 1. A reduction block with an init, and a loop above it.
-  bool has_reduce = std::any_of(block->iter_vars.begin(), block->iter_vars.end(),
-                                [](const IterVar& iv) { return iv.kind == IterKind::kReduce; });
-  if (!block->init.defined() || !has_reduce) {
+  if (!block->init.defined() || !HasReductionIter(block)) {
     throw SimpleScheduleError(
         "NotReductionBlockError",
         fmt::format("{} needs a reduction block with an init; block '{}' has {}", kPrimitive,
@@ -137,6 +129,7 @@ BlockRV Schedule::DecomposeReduction(BlockRV block_rv, LoopRV loop_rv) {
       }
     }
   }
+  if (check_only_) return BlockRV{kPlaceholderRVId};
 
   // Step 3. Spatial iterators of the init block: fresh variables with the same bindings.
   std::vector<IterVar> iters;
@@ -180,16 +173,8 @@ BlockRV Schedule::DecomposeReduction(BlockRV block_rv, LoopRV loop_rv) {
 
   // Step 5. The init block under its loops, then the update block without init.
   Stmt init_body = Substitute(block->init, iter_map);
-  std::vector<BufferRegion> writes;
-  for (const BufferRegion& w : block->writes) {
-    BufferRegion r{w.buffer, {}};
-    for (const Range& range : w.region) {
-      r.region.push_back(Range::FromMinExtent(Substitute(range.min, iter_map),
-                                              Substitute(range.extent, iter_map)));
-    }
-    writes.push_back(std::move(r));
-  }
-  std::string name = FreshBlockName(state_, block->name + "_init");
+  std::vector<BufferRegion> writes = SubstituteRegions(block->writes, iter_map);
+  std::string name = state_.FreshBlockName(block->name + "_init");
   Block init_block =
       MakeBlock(name, iters, LoadedRegions(init_body, [](const BufferNode*) { return true; }),
                 writes, init_body, Stmt(), {}, block->annotations);

@@ -20,8 +20,8 @@ namespace {
 
 class WrongBlockIterTypeError : public ScheduleError {
  public:
-  WrongBlockIterTypeError(const char* primitive, const ForNode* loop,
-                          const BlockRealizeNode* block, std::string iter)
+  WrongBlockIterTypeError(const char* primitive, const ForNode* loop, const BlockRealizeNode* block,
+                          std::string iter)
       : primitive_(primitive), loop_(loop), block_(block), iter_(std::move(iter)) {}
   const char* Kind() const override { return "WrongBlockIterTypeError"; }
   std::string ShortMessage() const override {
@@ -70,6 +70,7 @@ void Schedule::Parallel(LoopRV loop_rv) {
   const ForNode* loop = Get(loop_rv);
   CheckSerial(loop, "parallelize");
   CheckDataParallel("parallelize", loop);
+  if (check_only_) return;
   state_.Replace(loop, WithKind(loop, ForKind::kParallel));
   Record("Parallel", {loop_rv.ref()}, nlohmann::json::object(), {});
 }
@@ -78,6 +79,7 @@ void Schedule::Vectorize(LoopRV loop_rv) {
   const ForNode* loop = Get(loop_rv);
   CheckSerial(loop, "vectorize");
   CheckDataParallel("vectorize", loop);
+  if (check_only_) return;
   state_.Replace(loop, WithKind(loop, ForKind::kVectorized));
   Record("Vectorize", {loop_rv.ref()}, nlohmann::json::object(), {});
 }
@@ -85,6 +87,7 @@ void Schedule::Vectorize(LoopRV loop_rv) {
 void Schedule::Unroll(LoopRV loop_rv) {
   const ForNode* loop = Get(loop_rv);
   CheckSerial(loop, "unroll");
+  if (check_only_) return;
   state_.Replace(loop, WithKind(loop, ForKind::kUnrolled));
   Record("Unroll", {loop_rv.ref()}, nlohmann::json::object(), {});
 }
@@ -105,6 +108,7 @@ void Schedule::Bind(LoopRV loop_rv, const std::string& thread_axis) {
   }
   CheckSerial(loop, "bind");
   CheckDataParallel("bind", loop);
+  if (check_only_) return;
   state_.Replace(loop, WithKind(loop, ForKind::kThreadBinding, thread_axis));
   Record("Bind", {loop_rv.ref()}, {{"thread_axis", thread_axis}}, {});
 }

@@ -43,6 +43,7 @@ LoopRV Schedule::Fuse(const std::vector<LoopRV>& loop_rvs) {
           {loops[k - 1], loops[k]});
     }
   }
+  if (check_only_) return LoopRV{kPlaceholderRVId};
   if (loops.size() == 1) {
     Record("Fuse", {loop_rvs[0].ref()}, nlohmann::json::object(), {loop_rvs[0].ref()});
     return loop_rvs[0];

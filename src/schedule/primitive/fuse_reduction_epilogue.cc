@@ -37,10 +37,9 @@
 #include <functional>
 
 #include "block_checks.h"
+#include "buffer_loads.h"
 #include "leaf_block_removal.h"
 #include "read_regions.h"
-#include "tirtune/arith/analyzer.h"
-#include "tirtune/ir/structural_equal.h"
 #include "tirtune/ir/substitute.h"
 #include "tirtune/schedule/schedule.h"
 
@@ -138,24 +137,6 @@ bool IsZero(const Expr& e) {
   return false;
 }
 
-std::vector<const BufferLoadNode*> LoadsOf(const Expr& e, const Buffer& buffer) {
-  std::vector<const BufferLoadNode*> loads;
-  PostOrderVisit(e, [&](const Object* node) {
-    if (node->kind() != NodeKind::kBufferLoad) return;
-    const auto* load = static_cast<const BufferLoadNode*>(node);
-    if (load->buffer.same_as(buffer)) loads.push_back(load);
-  });
-  return loads;
-}
-
-bool SameIndices(const std::vector<Expr>& a, const std::vector<Expr>& b) {
-  if (a.size() != b.size()) return false;
-  for (size_t d = 0; d < a.size(); ++d) {
-    if (!StructuralEqual(a[d], b[d])) return false;
-  }
-  return true;
-}
-
 // The sum's parts: the accumulator's store, the summand x, and whether x comes first.
 struct SumUpdate {
   const BufferStoreNode* store = nullptr;
@@ -166,10 +147,7 @@ struct SumUpdate {
 // Step 1: the reduction is `temp[v] = temp[v] + x` with init `temp[v] = 0`.
 SumUpdate MatchSum(const BlockRealizeNode* reduction) {
   const BlockNode* block = reduction->block.get();
-  bool has_reduce_iter =
-      std::any_of(block->iter_vars.begin(), block->iter_vars.end(),
-                  [](const IterVar& iv) { return iv.kind == IterKind::kReduce; });
-  if (!block->init.defined() || !has_reduce_iter) {
+  if (!block->init.defined() || !HasReductionIter(block)) {
     throw NotSumReductionError(reduction, "it is not a reduction block with an init");
   }
   CheckTrivialPredicate(reduction, kPrimitive);
@@ -278,9 +256,7 @@ const BufferLoadNode* MatchBias(const BlockRealizeNode* epilogue, const Expr& ad
   for (const Expr& index : load->indices) {
     if (AsConstInt(index) != nullptr) continue;
     const auto* var = index.as<VarNode>();
-    bool is_iter = var != nullptr &&
-                   std::any_of(epilogue->block->iter_vars.begin(), epilogue->block->iter_vars.end(),
-                               [&](const IterVar& iv) { return iv.var.get() == var; });
+    bool is_iter = var != nullptr && FindIterVar(epilogue->block.get(), var) != nullptr;
     if (!is_iter) {
       throw NonExactEpilogueError(
           epilogue, fmt::format("its bias '{}' is indexed by an expression that is not an "
@@ -290,26 +266,6 @@ const BufferLoadNode* MatchBias(const BlockRealizeNode* epilogue, const Expr& ad
   }
   return load;
 }
-
-// Removes the epilogue and swaps in the fused reduction block.
-class EpilogueFuser : public LeafRemovingMutator {
- public:
-  EpilogueFuser(LeafBlockRemoval removal, Buffer temp, const BlockRealizeNode* reduction,
-                Block fused)
-      : LeafRemovingMutator(std::move(removal), std::move(temp)),
-        reduction_(reduction),
-        fused_(std::move(fused)) {}
-
-  using LeafRemovingMutator::VisitStmt_;
-  Stmt VisitStmt_(const BlockRealizeNode* op) override {
-    if (op != reduction_) return LeafRemovingMutator::VisitStmt_(op);
-    return MakeBlockRealize(op->iter_values, op->predicate, fused_);
-  }
-
- private:
-  const BlockRealizeNode* reduction_;
-  Block fused_;
-};
 
 }  // namespace
 
@@ -372,23 +328,15 @@ void Schedule::FuseReductionEpilogue(BlockRV reduction_rv, BlockRV epilogue_rv) 
   VarMap vmap;  // epilogue iterator -> reduction iterator
   for (size_t d = 0; d < temp_load->indices.size(); ++d) {
     const auto* var = temp_load->indices[d].as<VarNode>();
-    const IterVar* eiter = nullptr;
-    for (const IterVar& iv : eblock->iter_vars) {
-      if (iv.var.get() == var) eiter = &iv;
-    }
+    const IterVar* eiter = FindIterVar(eblock, var);
     if (eiter == nullptr || vmap.count(var)) {
       throw EpilogueMappingError(
           reduction, epilogue,
           fmt::format("index {} of its load of '{}' is not a distinct epilogue iterator", d,
                       temp->name));
     }
-    const IterVar* riter = nullptr;
-    for (const IterVar& iv : rblock->iter_vars) {
-      if (iv.var.get() == rvars[d]) riter = &iv;
-    }
-    arith::Analyzer analyzer;
-    if (!analyzer.CanProveEqual(eiter->dom.min, riter->dom.min) ||
-        !analyzer.CanProveEqual(eiter->dom.extent, riter->dom.extent)) {
+    const IterVar* riter = FindIterVar(rblock, rvars[d]);
+    if (!SameDomain(*eiter, *riter)) {
       throw EpilogueMappingError(
           reduction, epilogue,
           fmt::format("epilogue iterator '{}' and reduction iterator '{}' have different domains",
@@ -430,6 +378,7 @@ void Schedule::FuseReductionEpilogue(BlockRV reduction_rv, BlockRV epilogue_rv) 
     }
   }
   LeafBlockRemoval removal = PlanLeafBlockRemoval(state_, epilogue, kPrimitive);
+  if (check_only_) return;
 
   // Step 6. init `D = C`, update `D = D + x`, in the reduction's iterators.
   std::vector<Expr> indices;
@@ -451,8 +400,8 @@ void Schedule::FuseReductionEpilogue(BlockRV reduction_rv, BlockRV epilogue_rv) 
       SpliceRegions(rblock->writes, temp, {BufferRegion::Point(out, indices)});
   Block fused = MakeBlock(rblock->name, rblock->iter_vars, std::move(reads), std::move(writes),
                           update, init, rblock->alloc_buffers, rblock->annotations);
-  EpilogueFuser fuser(std::move(removal), temp, reduction, std::move(fused));
-  state_.SetFunc(func().WithBody(fuser.VisitStmt(func()->body)));
+  state_.SetFunc(func().WithBody(RemoveLeafAndReplaceBlock(func()->body, std::move(removal), temp,
+                                                           reduction, std::move(fused))));
   Record("FuseReductionEpilogue", {reduction_rv.ref(), epilogue_rv.ref()}, nlohmann::json::object(),
          {});
 }

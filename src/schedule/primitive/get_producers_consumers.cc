@@ -52,26 +52,31 @@ std::vector<const BlockRealizeNode*> Dependencies(const ScheduleState& state,
 
 }  // namespace
 
-std::vector<BlockRV> Schedule::GetProducers(BlockRV block_rv) {
-  std::vector<BlockRV> blocks;
+namespace {
+
+// New random variables for `blocks`, recorded as the outputs of `kind` applied to `block_rv`.
+std::vector<BlockRV> RecordBlocks(Schedule* sch, const char* kind, BlockRV block_rv,
+                                  const std::vector<const BlockRealizeNode*>& blocks) {
+  std::vector<BlockRV> rvs;
   std::vector<RVRef> outputs;
-  for (const BlockRealizeNode* b : Dependencies(state_, Get(block_rv), /*producers=*/true)) {
-    blocks.push_back(NewBlockRV(b->block->name));
-    outputs.push_back(blocks.back().ref());
+  for (const BlockRealizeNode* b : blocks) {
+    rvs.push_back(sch->NewBlockRV(b->block->name));
+    outputs.push_back(rvs.back().ref());
   }
-  Record("GetProducers", {block_rv.ref()}, nlohmann::json::object(), outputs);
-  return blocks;
+  sch->Record(kind, {block_rv.ref()}, nlohmann::json::object(), outputs);
+  return rvs;
+}
+
+}  // namespace
+
+std::vector<BlockRV> Schedule::GetProducers(BlockRV block_rv) {
+  return RecordBlocks(this, "GetProducers", block_rv,
+                      Dependencies(state_, Get(block_rv), /*producers=*/true));
 }
 
 std::vector<BlockRV> Schedule::GetConsumers(BlockRV block_rv) {
-  std::vector<BlockRV> blocks;
-  std::vector<RVRef> outputs;
-  for (const BlockRealizeNode* b : Dependencies(state_, Get(block_rv), /*producers=*/false)) {
-    blocks.push_back(NewBlockRV(b->block->name));
-    outputs.push_back(blocks.back().ref());
-  }
-  Record("GetConsumers", {block_rv.ref()}, nlohmann::json::object(), outputs);
-  return blocks;
+  return RecordBlocks(this, "GetConsumers", block_rv,
+                      Dependencies(state_, Get(block_rv), /*producers=*/false));
 }
 
 }  // namespace tirtune

@@ -51,4 +51,34 @@ Stmt LeafRemovingMutator::VisitStmt_(const BlockNode* op) {
                    block->init, std::move(allocs), block->annotations);
 }
 
+namespace {
+
+class BlockReplacingLeafRemover : public LeafRemovingMutator {
+ public:
+  BlockReplacingLeafRemover(LeafBlockRemoval removal, Buffer dropped_buffer,
+                            const BlockRealizeNode* target, Block new_block)
+      : LeafRemovingMutator(std::move(removal), std::move(dropped_buffer)),
+        target_(target),
+        new_block_(std::move(new_block)) {}
+
+  using LeafRemovingMutator::VisitStmt_;
+  Stmt VisitStmt_(const BlockRealizeNode* op) override {
+    if (op != target_) return LeafRemovingMutator::VisitStmt_(op);
+    return MakeBlockRealize(op->iter_values, op->predicate, new_block_);
+  }
+
+ private:
+  const BlockRealizeNode* target_;
+  Block new_block_;
+};
+
+}  // namespace
+
+Stmt RemoveLeafAndReplaceBlock(const Stmt& body, LeafBlockRemoval removal, Buffer dropped_buffer,
+                               const BlockRealizeNode* target, Block new_block) {
+  BlockReplacingLeafRemover remover(std::move(removal), std::move(dropped_buffer), target,
+                                    std::move(new_block));
+  return remover.VisitStmt(body);
+}
+
 }  // namespace tirtune

@@ -1,6 +1,8 @@
 // Removing a leaf block from the tree: its realize, together with the loops that only it kept
-// alive, is cut out of the nearest enclosing sequence. The inlining primitives plan the cut first
-// (which can fail) and then apply it inside the same rewrite that updates the other blocks.
+// alive, is cut out of the nearest enclosing sequence. The primitives that remove or move a block
+// (compute_inline, reverse_compute_inline, fuse_reduction_epilogue, compute_at) plan the cut among
+// their checks (it can fail) and then apply it, inside the same rewrite that updates the other
+// blocks where there is one.
 #pragma once
 
 #include "tirtune/ir/functor.h"
@@ -20,6 +22,13 @@ struct LeafBlockRemoval {
 /// OnlyLeafInScopeError when that would leave a block or a branch with an empty body.
 LeafBlockRemoval PlanLeafBlockRemoval(const ScheduleState& state, const BlockRealizeNode* realize,
                                       const char* primitive);
+
+/// `body` (the function body) with `removal` applied, the allocation of `dropped_buffer` removed,
+/// and the block of `target` replaced by `new_block` (keeping its bindings and predicate): the
+/// rewrite of the primitives that fold a removed block into another one (reverse_compute_inline,
+/// fuse_reduction_epilogue).
+Stmt RemoveLeafAndReplaceBlock(const Stmt& body, LeafBlockRemoval removal, Buffer dropped_buffer,
+                               const BlockRealizeNode* target, Block new_block);
 
 /// A mutator of the whole function body that applies a planned removal and drops one buffer
 /// from the alloc_buffers of the block that allocates it. Primitives derive from it to rewrite

@@ -1,4 +1,4 @@
-// Region collection and merging for rewritten blocks.
+// Region collection, merging and substitution for rewritten blocks.
 #include "read_regions.h"
 
 #include <algorithm>
@@ -111,6 +111,21 @@ std::vector<BufferRegion> SpliceRegions(const std::vector<BufferRegion>& regions
     if (!listed(out) && !listed(inserted)) inserted.push_back(r);
   }
   out.insert(out.begin() + static_cast<std::ptrdiff_t>(position), inserted.begin(), inserted.end());
+  return out;
+}
+
+std::vector<BufferRegion> SubstituteRegions(const std::vector<BufferRegion>& regions,
+                                            const VarMap& vmap, const Buffer& skipped) {
+  std::vector<BufferRegion> out;
+  for (const BufferRegion& r : regions) {
+    if (r.buffer.same_as(skipped)) continue;
+    BufferRegion s{r.buffer, {}};
+    for (const Range& range : r.region) {
+      s.region.push_back(
+          Range::FromMinExtent(Substitute(range.min, vmap), Substitute(range.extent, vmap)));
+    }
+    out.push_back(std::move(s));
+  }
   return out;
 }
 

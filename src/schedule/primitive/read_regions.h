@@ -1,11 +1,13 @@
-// Access regions of the blocks that the inlining primitives rewrite: the regions of the loads in
-// a statement, and splicing regions into a block's read or write list.
+// Access regions of the blocks that the inlining and reduction primitives rewrite: the regions of
+// the loads in a statement, splicing regions into a block's read or write list, and moving
+// regions into other iterators.
 #pragma once
 
 #include <functional>
 #include <vector>
 
 #include "tirtune/ir/stmt.h"
+#include "tirtune/ir/substitute.h"
 
 namespace tirtune {
 
@@ -25,5 +27,10 @@ BufferRegion UnionRegion(const BufferRegion& a, const BufferRegion& b);
 std::vector<BufferRegion> SpliceRegions(const std::vector<BufferRegion>& regions,
                                         const Buffer& removed,
                                         const std::vector<BufferRegion>& added);
+
+/// `regions` with `vmap` substituted into every range, leaving out the regions of `skipped` (may
+/// be undefined): the regions of a block moved into other iterators.
+std::vector<BufferRegion> SubstituteRegions(const std::vector<BufferRegion>& regions,
+                                            const VarMap& vmap, const Buffer& skipped = Buffer());
 
 }  // namespace tirtune

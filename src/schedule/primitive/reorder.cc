@@ -73,7 +73,9 @@ void Schedule::Reorder(const std::vector<LoopRV>& order) {
   const ForNode* outer = nullptr;
   for (const ForNode* l : loops) {
     bool enclosed = false;
-    for (const StmtNode* a : state_.Ancestors(l)) enclosed |= wanted.count(static_cast<const ForNode*>(a)) > 0;
+    for (const StmtNode* a : state_.Ancestors(l)) {
+      enclosed |= wanted.count(static_cast<const ForNode*>(a)) > 0;
+    }
     if (!enclosed) {
       if (outer != nullptr) {
         throw SimpleScheduleError("LoopsNotInOneChainError",
@@ -115,7 +117,7 @@ void Schedule::Reorder(const std::vector<LoopRV>& order) {
           {l});
     }
   }
-  // Step 4: rebuild the chain innermost first, placing the listed loops in the listed order.
+  // Step 4: the listed loops in the listed order; a loop that moves must not be mixed.
   std::vector<const ForNode*> placed = chain;
   size_t next = 0;
   for (const ForNode*& slot : placed) {
@@ -124,6 +126,9 @@ void Schedule::Reorder(const std::vector<LoopRV>& order) {
   for (size_t k = 0; k < chain.size(); ++k) {
     if (placed[k] != chain[k]) CheckNotMixedIterType(chain[k]);
   }
+  if (check_only_) return;
+
+  // Step 5: rebuild the chain innermost first.
   Stmt body = chain.back()->body;
   for (size_t k = placed.size(); k-- > 0;) body = WithBody(placed[k], body);
   state_.Replace(chain.front(), body);

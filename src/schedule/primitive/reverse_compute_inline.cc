@@ -35,10 +35,10 @@
 #include <algorithm>
 
 #include "block_checks.h"
+#include "buffer_loads.h"
 #include "leaf_block_removal.h"
 #include "read_regions.h"
 #include "tirtune/arith/iter_map.h"
-#include "tirtune/ir/structural_equal.h"
 #include "tirtune/ir/substitute.h"
 #include "tirtune/schedule/schedule.h"
 
@@ -47,43 +47,13 @@ namespace {
 
 constexpr const char* kPrimitive = "reverse_compute_inline";
 
-class ReverseInlineError : public ScheduleError {
- public:
-  ReverseInlineError(const char* kind, std::string message, std::vector<const Object*> where)
-      : kind_(kind), message_(std::move(message)), where_(std::move(where)) {}
-  const char* Kind() const override { return kind_; }
-  std::string ShortMessage() const override { return message_; }
-  std::vector<const Object*> Locations() const override { return where_; }
-
- private:
-  const char* kind_;
-  std::string message_;
-  std::vector<const Object*> where_;
-};
-
-bool Loads(const Expr& e, const Buffer& buffer) {
-  bool found = false;
-  PostOrderVisit(e, [&](const Object* node) {
-    found |= node->kind() == NodeKind::kBufferLoad &&
-             static_cast<const BufferLoadNode*>(node)->buffer.same_as(buffer);
-  });
-  return found;
-}
-
-const IterVar* FindIter(const BlockNode* block, const VarNode* var) {
-  for (const IterVar& iv : block->iter_vars) {
-    if (iv.var.get() == var) return &iv;
-  }
-  return nullptr;
-}
-
 // Step 1: the consumer's store writes each element of D at most once.
 void CheckInjectiveStore(const BlockRealizeNode* consumer, const BufferStoreNode* store) {
   arith::VarRangeMap doms;
   for (const IterVar& iv : consumer->block->iter_vars) doms[iv.var] = iv.dom;
   arith::IterMapResult map = arith::DetectIterMap(store->indices, doms);
   if (map.ok()) return;
-  throw ReverseInlineError(
+  throw SimpleScheduleError(
       "NotInjectiveStoreError",
       fmt::format("{} needs block '{}' to write each element of '{}' once, at an injective affine "
                   "map of its iterators ({})",
@@ -108,7 +78,7 @@ Buffer SingleProducedRead(const ScheduleState& state, const BlockRealizeNode* co
   if (produced.size() == 1) return produced[0];
   std::string names;
   for (const Buffer& b : produced) names += (names.empty() ? "'" : ", '") + b->name + "'";
-  throw ReverseInlineError(
+  throw SimpleScheduleError(
       "NotSingleProducedReadError",
       fmt::format("{} needs block '{}' to read exactly one buffer that another block writes; it "
                   "reads {}",
@@ -132,41 +102,6 @@ class LoadReplacer : public StmtMutator {
   Expr value_;
 };
 
-std::vector<BufferRegion> SubstituteRegions(const std::vector<BufferRegion>& regions,
-                                            const Buffer& skipped, const VarMap& vmap) {
-  std::vector<BufferRegion> out;
-  for (const BufferRegion& r : regions) {
-    if (r.buffer.same_as(skipped)) continue;
-    BufferRegion s{r.buffer, {}};
-    for (const Range& range : r.region) {
-      s.region.push_back(
-          Range::FromMinExtent(Substitute(range.min, vmap), Substitute(range.extent, vmap)));
-    }
-    out.push_back(std::move(s));
-  }
-  return out;
-}
-
-// Removes the consumer and swaps in the rewritten producer block.
-class ReverseInliner : public LeafRemovingMutator {
- public:
-  ReverseInliner(LeafBlockRemoval removal, Buffer inlined, const BlockRealizeNode* producer,
-                 Block new_producer)
-      : LeafRemovingMutator(std::move(removal), std::move(inlined)),
-        producer_(producer),
-        new_producer_(std::move(new_producer)) {}
-
-  using LeafRemovingMutator::VisitStmt_;
-  Stmt VisitStmt_(const BlockRealizeNode* op) override {
-    if (op != producer_) return LeafRemovingMutator::VisitStmt_(op);
-    return MakeBlockRealize(op->iter_values, op->predicate, new_producer_);
-  }
-
- private:
-  const BlockRealizeNode* producer_;
-  Block new_producer_;
-};
-
 }  // namespace
 
 void Schedule::ReverseComputeInline(BlockRV block_rv) {
@@ -181,8 +116,8 @@ void Schedule::ReverseComputeInline(BlockRV block_rv) {
 
   // Step 2. It reads one produced buffer B, and not its own output.
   Buffer inlined = SingleProducedRead(state_, consumer);
-  if (Loads(cstore->value, out)) {
-    throw ReverseInlineError(
+  if (LoadsBuffer(cstore->value, out)) {
+    throw SimpleScheduleError(
         "ConflictingAccessError",
         fmt::format("{} cannot move the computation of block '{}': it reads '{}', the buffer it "
                     "writes, so the order of its writes matters",
@@ -193,7 +128,7 @@ void Schedule::ReverseComputeInline(BlockRV block_rv) {
   // Step 3. B has one producer, before the consumer, and no other reader.
   std::vector<const BlockRealizeNode*> writers = BlocksWriting(state_, inlined);
   if (writers.size() != 1) {
-    throw ReverseInlineError(
+    throw SimpleScheduleError(
         "NotSingleProducerError",
         fmt::format("{} needs buffer '{}' read by block '{}' to be written by exactly one block; "
                     "{} blocks write it",
@@ -204,7 +139,7 @@ void Schedule::ReverseComputeInline(BlockRV block_rv) {
   CheckIntermediate(func(), inlined, producer, kPrimitive);
   for (const BlockRealizeNode* reader : BlocksReading(state_, inlined)) {
     if (reader == consumer) continue;
-    throw ReverseInlineError(
+    throw SimpleScheduleError(
         "OtherReadersError",
         fmt::format("{} would remove buffer '{}', but block '{}' reads it besides block '{}'",
                     kPrimitive, inlined->name, reader->block->name, cblock->name),
@@ -214,7 +149,7 @@ void Schedule::ReverseComputeInline(BlockRV block_rv) {
   auto producer_at = std::find(order.begin(), order.end(), producer);
   auto consumer_at = std::find(order.begin(), order.end(), consumer);
   if (consumer_at < producer_at) {
-    throw ReverseInlineError(
+    throw SimpleScheduleError(
         "NotSingleProducerError",
         fmt::format("{} needs the producer '{}' of buffer '{}' to come before block '{}'",
                     kPrimitive, producer->block->name, inlined->name, cblock->name),
@@ -226,24 +161,19 @@ void Schedule::ReverseComputeInline(BlockRV block_rv) {
   CheckTrivialPredicate(producer, kPrimitive);
   const BufferStoreNode* pstore = SingleStoreOf(producer, kPrimitive);
   std::vector<const VarNode*> pvars = StoreIndexVars(producer, pstore, kPrimitive);
-  if (Loads(pstore->value, inlined) || Loads(pstore->value, out)) {
-    throw ReverseInlineError(
+  if (LoadsBuffer(pstore->value, inlined) || LoadsBuffer(pstore->value, out)) {
+    throw SimpleScheduleError(
         "ConflictingAccessError",
         fmt::format("{} cannot fold block '{}' into block '{}': the producer reads '{}'",
                     kPrimitive, cblock->name, producer->block->name,
-                    Loads(pstore->value, inlined) ? inlined->name : out->name),
+                    LoadsBuffer(pstore->value, inlined) ? inlined->name : out->name),
         {consumer, producer});
   }
 
   // Step 5. Every load of B is at the same distinct iterators, matching the producer's.
-  std::vector<const BufferLoadNode*> loads;
-  PostOrderVisit(cstore->value, [&](const Object* node) {
-    if (node->kind() != NodeKind::kBufferLoad) return;
-    const auto* load = static_cast<const BufferLoadNode*>(node);
-    if (load->buffer.same_as(inlined)) loads.push_back(load);
-  });
+  std::vector<const BufferLoadNode*> loads = LoadsOf(cstore->value, inlined);
   auto load_error = [&](const std::string& why) {
-    return ReverseInlineError(
+    return SimpleScheduleError(
         "LoadIndicesError",
         fmt::format("{} needs block '{}' to load '{}' at the same distinct iterators everywhere, "
                     "covering the producer's domain; {}",
@@ -255,14 +185,12 @@ void Schedule::ReverseComputeInline(BlockRV block_rv) {
   std::vector<const VarNode*> used;
   for (size_t d = 0; d < loads[0]->indices.size(); ++d) {
     const auto* var = loads[0]->indices[d].as<VarNode>();
-    const IterVar* citer = var == nullptr ? nullptr : FindIter(cblock, var);
+    const IterVar* citer = var == nullptr ? nullptr : FindIterVar(cblock, var);
     if (citer == nullptr || std::find(used.begin(), used.end(), var) != used.end()) {
       throw load_error(fmt::format("index {} is not a distinct block iterator", d));
     }
-    const IterVar* piter = FindIter(producer->block.get(), pvars[d]);
-    arith::Analyzer analyzer;
-    if (!analyzer.CanProveEqual(citer->dom.min, piter->dom.min) ||
-        !analyzer.CanProveEqual(citer->dom.extent, piter->dom.extent)) {
+    const IterVar* piter = FindIterVar(producer->block.get(), pvars[d]);
+    if (!SameDomain(*citer, *piter)) {
       throw load_error(fmt::format("iterator '{}' and the producer's '{}' have different domains",
                                    var->name, pvars[d]->name));
     }
@@ -270,10 +198,8 @@ void Schedule::ReverseComputeInline(BlockRV block_rv) {
     vmap[var] = piter->var;
   }
   for (const BufferLoadNode* load : loads) {
-    for (size_t d = 0; d < load->indices.size(); ++d) {
-      if (!StructuralEqual(load->indices[d], loads[0]->indices[d])) {
-        throw load_error("two loads use different indices");
-      }
+    if (!SameIndices(load->indices, loads[0]->indices)) {
+      throw load_error("two loads use different indices");
     }
   }
   for (const IterVar& iv : cblock->iter_vars) {
@@ -292,7 +218,7 @@ void Schedule::ReverseComputeInline(BlockRV block_rv) {
     bool conflict = ReadsBuffer(between, out) || WritesBuffer(between, out);
     for (const BufferRegion& r : cblock->reads) conflict |= WritesBuffer(between, r.buffer);
     if (!conflict) continue;
-    throw ReverseInlineError(
+    throw SimpleScheduleError(
         "ConflictingAccessError",
         fmt::format("{} cannot move the write of '{}' from block '{}' up to block '{}': block "
                     "'{}' in between accesses its buffers",
@@ -300,6 +226,7 @@ void Schedule::ReverseComputeInline(BlockRV block_rv) {
         {consumer, *it});
   }
   LeafBlockRemoval removal = PlanLeafBlockRemoval(state_, consumer, kPrimitive);
+  if (check_only_) return;
 
   // Step 7. The producer stores g(f) into D, with the consumer's accesses in its iterators.
   const BlockNode* pblock = producer->block.get();
@@ -308,14 +235,14 @@ void Schedule::ReverseComputeInline(BlockRV block_rv) {
   std::vector<Expr> indices;
   for (const Expr& e : cstore->indices) indices.push_back(Substitute(e, vmap));
   std::vector<BufferRegion> reads =
-      SpliceRegions(pblock->reads, Buffer(), SubstituteRegions(cblock->reads, inlined, vmap));
+      SpliceRegions(pblock->reads, Buffer(), SubstituteRegions(cblock->reads, vmap, inlined));
   std::vector<BufferRegion> writes =
-      SpliceRegions(pblock->writes, inlined, SubstituteRegions(cblock->writes, inlined, vmap));
+      SpliceRegions(pblock->writes, inlined, SubstituteRegions(cblock->writes, vmap, inlined));
   Block new_producer = MakeBlock(pblock->name, pblock->iter_vars, std::move(reads),
                                  std::move(writes), MakeBufferStore(out, value, indices),
                                  pblock->init, pblock->alloc_buffers, pblock->annotations);
-  ReverseInliner inliner(std::move(removal), inlined, producer, std::move(new_producer));
-  state_.SetFunc(func().WithBody(inliner.VisitStmt(func()->body)));
+  state_.SetFunc(func().WithBody(RemoveLeafAndReplaceBlock(
+      func()->body, std::move(removal), inlined, producer, std::move(new_producer))));
   Record("ReverseComputeInline", {block_rv.ref()}, nlohmann::json::object(), {});
 }
 

@@ -39,7 +39,9 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "buffer_access.h"
+#include "block_checks.h"
+#include "buffer_loads.h"
+#include "read_regions.h"
 #include "tirtune/ir/functor.h"
 #include "tirtune/ir/op.h"
 #include "tirtune/ir/structural_equal.h"
@@ -48,28 +50,6 @@
 
 namespace tirtune {
 namespace {
-
-class RFactorError : public ScheduleError {
- public:
-  RFactorError(const char* kind, std::string message, std::string advice,
-               std::vector<const Object*> where)
-      : kind_(kind),
-        message_(std::move(message)),
-        advice_(std::move(advice)),
-        where_(std::move(where)) {}
-  const char* Kind() const override { return kind_; }
-  std::string ShortMessage() const override { return message_; }
-  std::string Explanation() const override {
-    return advice_.empty() ? message_ : message_ + ". " + advice_;
-  }
-  std::vector<const Object*> Locations() const override { return where_; }
-
- private:
-  const char* kind_;
-  std::string message_;
-  std::string advice_;
-  std::vector<const Object*> where_;
-};
 
 // The reduction a block performs: C[indices] = op(C[indices], rhs), starting from `identity`.
 struct Reduction {
@@ -80,25 +60,6 @@ struct Reduction {
   Expr rhs;
   bool lhs_first = true;  // whether the update reads C[indices] as the first operand
 };
-
-bool LoadsOf(const Expr& e, const Buffer& buffer) {
-  bool found = false;
-  PostOrderVisit(e, [&](const Object* node) {
-    if (node->kind() == NodeKind::kBufferLoad &&
-        static_cast<const BufferLoadNode*>(node)->buffer.same_as(buffer)) {
-      found = true;
-    }
-  });
-  return found;
-}
-
-bool SameIndices(const std::vector<Expr>& a, const std::vector<Expr>& b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (!StructuralEqual(a[i], b[i])) return false;
-  }
-  return true;
-}
 
 // Whether `value` is the identity of `op` for its type: 0 for +, 1 for *, the largest value (or
 // +inf) for min, the smallest (or -inf) for max.
@@ -125,14 +86,12 @@ bool IsIdentity(NodeKind op, const Expr& value) {
 Reduction MatchReduction(const BlockRealizeNode* realize) {
   const BlockNode* block = realize->block.get();
   auto not_reduction = [&](const std::string& why) {
-    return RFactorError(
+    return SimpleScheduleError(
         "NotReductionBlockError",
         fmt::format("rfactor of block '{}', which is not a reduction: {}", block->name, why),
-        "rfactor applies to a block `C[I] = op(C[I], rhs)` with an init", {realize});
+        {realize}, "rfactor applies to a block `C[I] = op(C[I], rhs)` with an init");
   };
-  bool has_reduce = false;
-  for (const IterVar& iv : block->iter_vars) has_reduce |= iv.kind == IterKind::kReduce;
-  if (!has_reduce) throw not_reduction("it has no reduction iterator");
+  if (!HasReductionIter(block)) throw not_reduction("it has no reduction iterator");
   if (!block->init.defined()) throw not_reduction("it has no init");
   if (block->writes.size() != 1) {
     throw not_reduction(fmt::format("it writes {} buffers", block->writes.size()));
@@ -157,11 +116,11 @@ Reduction MatchReduction(const BlockRealizeNode* realize) {
   }
 
   auto unsupported = [&](const std::string& why) {
-    return RFactorError("UnsupportedReducerError",
-                        fmt::format("rfactor of block '{}': {}", block->name, why),
-                        "supported reducers are sum (init 0), product (init 1), min (init the "
-                        "largest value) and max (init the smallest value)",
-                        {realize});
+    return SimpleScheduleError(
+        "UnsupportedReducerError", fmt::format("rfactor of block '{}': {}", block->name, why),
+        {realize},
+        "supported reducers are sum (init 0), product (init 1), min (init the "
+        "largest value) and max (init the smallest value)");
   };
   NodeKind op = update->value->kind();
   if (op != NodeKind::kAdd && op != NodeKind::kMul && op != NodeKind::kMin &&
@@ -174,9 +133,9 @@ Reduction MatchReduction(const BlockRealizeNode* realize) {
     return load != nullptr && load->buffer.same_as(r.buffer) &&
            SameIndices(load->indices, r.indices);
   };
-  if (is_self(bin->a) && !LoadsOf(bin->b, r.buffer)) {
+  if (is_self(bin->a) && !LoadsBuffer(bin->b, r.buffer)) {
     r.rhs = bin->b;
-  } else if (is_self(bin->b) && !LoadsOf(bin->a, r.buffer)) {
+  } else if (is_self(bin->b) && !LoadsBuffer(bin->a, r.buffer)) {
     r.rhs = bin->a;
     r.lhs_first = false;
   } else {
@@ -230,47 +189,49 @@ LoopUse CheckLoops(const ScheduleState& state, const ForNode* rf_loop,
   }
   const std::string& name = rf_loop->loop_var->name;
   if (use.spatial.count(rf_loop->loop_var.get()) > 0) {
-    throw RFactorError(
+    throw SimpleScheduleError(
         "SpatialIterUsesRFactorLoopError",
         fmt::format("rfactor of loop '{}': block '{}' binds a spatial iterator to it", name,
                     block->name),
-        "factor a loop that only reduction iterators use", {rf_loop, realize});
+        {rf_loop, realize}, "factor a loop that only reduction iterators use");
   }
   if (use.reduce.count(rf_loop->loop_var.get()) == 0) {
-    throw RFactorError("NotReductionLoopError",
-                       fmt::format("rfactor of loop '{}': no reduction iterator of block '{}' "
-                                   "uses it",
-                                   name, block->name),
-                       "", {rf_loop, realize});
+    throw SimpleScheduleError(
+        "NotReductionLoopError",
+        fmt::format("rfactor of loop '{}': no reduction iterator of block '{}' "
+                    "uses it",
+                    name, block->name),
+        {rf_loop, realize});
   }
   for (const ForNode* loop : loops) {
     const VarNode* v = loop->loop_var.get();
     if (use.spatial.count(v) > 0 && use.reduce.count(v) > 0) {
-      throw RFactorError(
+      throw SimpleScheduleError(
           "LoopTouchedByBothIterKindsError",
           fmt::format("rfactor of loop '{}': loop '{}' is used by both spatial and reduction "
                       "iterators of block '{}'",
                       name, v->name, block->name),
-          "split or reorder so that every loop serves one kind of iterator", {loop, realize});
+          {loop, realize}, "split or reorder so that every loop serves one kind of iterator");
     }
   }
   std::vector<const BlockRealizeNode*> others = state.ChildBlocks(loops.front());
   if (others.size() != 1) {
     const BlockRealizeNode* other = others[0] == realize ? others[1] : others[0];
-    throw RFactorError(
+    throw SimpleScheduleError(
         "NotOnlyBlockInLoopNestError",
         fmt::format("rfactor of loop '{}': block '{}' shares its outermost loop '{}' with block "
                     "'{}'",
                     name, block->name, loops.front()->loop_var->name, other->block->name),
-        "rfactor before compute_at or reverse_compute_at brings other blocks in",
-        {loops.front(), other});
+        {loops.front(), other},
+        "rfactor before compute_at or reverse_compute_at brings other blocks in");
   }
   if (!IsConstInt(realize->predicate, 1) && UsesAny(realize->predicate, use.reduce)) {
-    throw RFactorError("ReductionPredicateError",
-                       fmt::format("rfactor of loop '{}': the predicate of block '{}' uses a "
-                                   "reduction loop",
-                                   name, block->name),
-                       "split the reduction loop by factors that divide its extent", {realize});
+    throw SimpleScheduleError(
+        "ReductionPredicateError",
+        fmt::format("rfactor of loop '{}': the predicate of block '{}' uses a "
+                    "reduction loop",
+                    name, block->name),
+        {realize}, "split the reduction loop by factors that divide its extent");
   }
   return use;
 }
@@ -283,20 +244,6 @@ IterVar IterFromLoop(const ForNode* loop, IterKind kind) {
 
 // The index of the factored dimension for iterator `v` of a loop starting at `min`.
 Expr FactorIndex(const Var& v, const Expr& min) { return IsConstInt(min, 0) ? Expr(v) : v - min; }
-
-std::vector<BufferRegion> SubstituteRegions(const std::vector<BufferRegion>& regions,
-                                            const VarMap& vmap) {
-  std::vector<BufferRegion> out;
-  for (const BufferRegion& r : regions) {
-    BufferRegion n{r.buffer, {}};
-    for (const Range& range : r.region) {
-      n.region.push_back(
-          Range::FromMinExtent(Substitute(range.min, vmap), Substitute(range.extent, vmap)));
-    }
-    out.push_back(std::move(n));
-  }
-  return out;
-}
 
 struct RFactorPlan {
   const ForNode* rf_loop;
@@ -427,11 +374,12 @@ BlockRV Schedule::RFactor(LoopRV loop_rv, int factor_axis) {
   // Step 1. The single block under the loop, and its reduction.
   std::vector<const BlockRealizeNode*> blocks = state_.ChildBlocks(p.rf_loop);
   if (blocks.size() != 1) {
-    throw RFactorError("NotSingleChildBlockError",
-                       fmt::format("rfactor of loop '{}', which has {} blocks under it; it needs "
-                                   "exactly one",
-                                   p.rf_loop->loop_var->name, blocks.size()),
-                       "", {p.rf_loop});
+    throw SimpleScheduleError(
+        "NotSingleChildBlockError",
+        fmt::format("rfactor of loop '{}', which has {} blocks under it; it needs "
+                    "exactly one",
+                    p.rf_loop->loop_var->name, blocks.size()),
+        {p.rf_loop});
   }
   p.realize = blocks[0];
   p.reduction = MatchReduction(p.realize);
@@ -440,21 +388,22 @@ BlockRV Schedule::RFactor(LoopRV loop_rv, int factor_axis) {
   p.use = CheckLoops(state_, p.rf_loop, p.realize, p.loops);
   int ndim = p.reduction.buffer->ndim();
   if (factor_axis < -(ndim + 1) || factor_axis > ndim) {
-    throw RFactorError(
+    throw SimpleScheduleError(
         "FactorAxisOutOfRangeError",
         fmt::format("rfactor with factor_axis {}: buffer '{}' has {} dimension(s), so the new "
                     "dimension goes at an axis in [{}, {}]",
                     factor_axis, p.reduction.buffer->name, ndim, -(ndim + 1), ndim),
-        "", {p.rf_loop});
+        {p.rf_loop});
   }
   p.axis = factor_axis < 0 ? factor_axis + ndim + 1 : factor_axis;
+  if (check_only_) return BlockRV{kPlaceholderRVId};
 
   // Step 3-4. The new buffer and the two blocks.
   const Buffer& c = p.reduction.buffer;
   std::vector<Expr> shape = c->shape;
   shape.insert(shape.begin() + p.axis, p.rf_loop->extent);
   p.rf_buffer = Buffer(c->name + "_rf", c->dtype, shape, c->scope);
-  p.rf_name = UniqueBlockName(state_, p.realize->block->name + "_rf");
+  p.rf_name = state_.FreshBlockName(p.realize->block->name + "_rf");
   Stmt rf_block = MakeRFactorBlock(p);
   Stmt write_back = MakeWriteBackNest(state_, p);
 

@@ -48,22 +48,12 @@ LoopRV Schedule::SampleComputeLocation(BlockRV block, std::optional<int64_t> dec
   // Step 1: keep the candidate loops where compute_at succeeds, and see whether inlining does.
   std::vector<const ForNode*> loops;
   for (const ForNode* loop : EnclosingLoops(state_, realize)) {
-    Schedule trial = Copy();
-    try {
-      trial.ComputeAt(block, trial.NewLoopRV(loop->loop_var.get()));
+    const VarNode* loop_var = loop->loop_var.get();
+    if (CanApply([&](Schedule& s) { s.ComputeAt(block, s.NewLoopRV(loop_var)); })) {
       loops.push_back(loop);
-    } catch (const ScheduleError&) {
     }
   }
-  bool can_inline = false;
-  {
-    Schedule trial = Copy();
-    try {
-      trial.ComputeInline(block);
-      can_inline = true;
-    } catch (const ScheduleError&) {
-    }
-  }
+  bool can_inline = CanApply([&](Schedule& s) { s.ComputeInline(block); });
   // Step 2: take or check the decision.
   int64_t choice;
   if (decision.has_value()) {

@@ -22,6 +22,7 @@ void Schedule::SetScope(BlockRV block_rv, int write_index, StorageScope scope) {
   // Step 1. The buffer, and where it is allocated.
   Buffer buffer = NthAccessBuffer(realize, write_index, BufferAccess::kWrite, "set_scope");
   const BlockRealizeNode* site = AllocSiteOrThrow(state_, buffer, realize, "set_scope");
+  if (check_only_) return;
 
   // Step 2. Rebuild the allocating block's subtree with the re-scoped buffer: every use of an
   // allocated buffer lies inside the block that allocates it.

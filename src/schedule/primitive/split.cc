@@ -51,7 +51,7 @@ class FactorProductError : public ScheduleError {
   std::string what_;
 };
 
-// Step 1: resolve the factors to constants, inferring the missing one.
+// Resolves the factors to constants, inferring the missing one.
 std::vector<int64_t> ResolveFactors(const Schedule& sch, const ForNode* loop, int64_t extent,
                                     const std::vector<SplitFactor>& factors) {
   std::vector<int64_t> values(factors.size(), 0);
@@ -91,9 +91,11 @@ std::vector<int64_t> ResolveFactors(const Schedule& sch, const ForNode* loop, in
 std::vector<LoopRV> Schedule::Split(LoopRV loop_rv, const std::vector<SplitFactor>& factors) {
   const ForNode* loop = Get(loop_rv);
   TT_ICHECK(factors.size() >= 2, "split needs at least two factors, got {}", factors.size());
+  // Step 1: checks; the factors resolved to constants.
   CheckSerial(loop, "split");
   int64_t extent = ConstExtentOf(loop, "split");
   std::vector<int64_t> values = ResolveFactors(*this, loop, extent, factors);
+  if (check_only_) return std::vector<LoopRV>(factors.size(), LoopRV{kPlaceholderRVId});
 
   // Step 2: new loop variables i_0, i_1, ... and the fused expression sum(i_k * stride_k).
   DataType t = loop->loop_var.dtype();

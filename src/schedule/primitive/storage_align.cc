@@ -98,9 +98,10 @@ void Schedule::StorageAlign(BlockRV block_rv, int write_index, int axis, int fac
   if (factor <= 0 || offset < 0 || offset >= factor) {
     throw StorageAlignInvalidFactorError(realize, factor, offset);
   }
+  nlohmann::json entries = ExistingEntries(realize);
+  if (check_only_) return;
 
   // Step 2. Add the entry, replacing one for the same buffer and axis.
-  nlohmann::json entries = ExistingEntries(realize);
   nlohmann::json entry = {write_index, normalized_axis, factor, offset};
   bool replaced = false;
   for (nlohmann::json& e : entries) {
