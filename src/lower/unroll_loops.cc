@@ -1,0 +1,146 @@
+// UnrollLoops: an unrolled loop with a constant extent up to options.max_explicit_unroll becomes
+// one copy of its body per iteration, with the loop variable replaced by its value; a larger one
+// (or one whose extent is not constant) becomes a serial loop annotated "pragma_unroll" = N, which
+// asks the code generator to unroll it by N = min(extent, max_explicit_unroll).
+//
+//   for i in range(4):                           for i in range(4):
+//     for j in unroll(2):                            B[i * 2] = A[i * 2]
+//       B[i * 2 + j] = A[i * 2 + j]                   B[i * 2 + 1] = A[i * 2 + 1]
+//
+// The loop annotation "pragma_auto_unroll_max_step" = N (TVM's meaning) unrolls, in addition,
+// every serial loop nested inside the annotated loop whose body runs at most N statements in
+// all, counting the iterations of the loops it contains; the annotation itself is consumed.
+// A loop whose body allocates is never expanded (each copy would allocate the same buffer); an
+// unrolled one becomes serial with "pragma_unroll".
+#include <algorithm>
+#include <limits>
+
+#include "tirtune/ir/functor.h"
+#include "tirtune/ir/op.h"
+#include "tirtune/ir/substitute.h"
+#include "tirtune/lower/passes.h"
+
+namespace tirtune {
+namespace {
+
+constexpr const char* kAutoUnrollMaxStep = "pragma_auto_unroll_max_step";
+constexpr const char* kPragmaUnroll = "pragma_unroll";
+constexpr int64_t kManySteps = std::numeric_limits<int64_t>::max() / 4;
+
+// How many leaf statements one run of `s` executes; kManySteps when that is not a constant.
+int64_t StepCount(const Stmt& s) {
+  auto saturate = [](int64_t v) { return std::min(v, kManySteps); };
+  if (const auto* loop = s.as<ForNode>()) {
+    const int64_t* n = AsConstInt(loop->extent);
+    int64_t body = StepCount(loop->body);
+    if (n == nullptr || body >= kManySteps) return kManySteps;
+    return *n <= 0 ? 0 : (body > kManySteps / *n ? kManySteps : *n * body);
+  }
+  if (const auto* seq = s.as<SeqStmtNode>()) {
+    int64_t total = 0;
+    for (const Stmt& c : seq->seq) total = saturate(total + StepCount(c));
+    return total;
+  }
+  if (const auto* branch = s.as<IfThenElseNode>()) {
+    int64_t then_steps = StepCount(branch->then_case);
+    return branch->else_case.defined() ? saturate(then_steps + StepCount(branch->else_case))
+                                       : then_steps;
+  }
+  if (const auto* alloc = s.as<AllocateNode>()) return StepCount(alloc->body);
+  if (const auto* let = s.as<LetStmtNode>()) return StepCount(let->body);
+  return 1;
+}
+
+bool Allocates(const Stmt& s) {
+  bool found = false;
+  PreOrderVisit(s, [&](const Object* node) {
+    found = found || node->kind() == NodeKind::kAllocate;
+    return !found;
+  });
+  return found;
+}
+
+// Gives every loop and let inside `s` a fresh variable, so that the copies of an unrolled body do
+// not define the same variables.
+class VariableRenamer : public StmtMutator {
+ public:
+  using StmtMutator::VisitStmt_;
+
+  Stmt VisitStmt_(const ForNode* op) override {
+    Var fresh = op->loop_var.Copy();
+    Stmt body = VisitStmt(Substitute(op->body, VarMap{{op->loop_var.get(), fresh}}));
+    return MakeFor(fresh, VisitExpr(op->min), VisitExpr(op->extent), op->for_kind, body,
+                   op->thread_tag, op->annotations);
+  }
+
+  Stmt VisitStmt_(const LetStmtNode* op) override {
+    Var fresh = op->var.Copy();
+    Stmt body = VisitStmt(Substitute(op->body, VarMap{{op->var.get(), fresh}}));
+    return MakeLetStmt(fresh, VisitExpr(op->value), body);
+  }
+};
+
+class LoopUnroller : public StmtMutator {
+ public:
+  explicit LoopUnroller(const LowerOptions& options) : options_(options) {}
+  using StmtMutator::VisitStmt_;
+
+  Stmt VisitStmt_(const ForNode* op) override {
+    // Step 1. The body first, under this loop's auto-unroll limit if it sets one.
+    Annotations annotations = op->annotations;
+    int64_t outer_limit = auto_unroll_limit_;
+    auto it = annotations.find(kAutoUnrollMaxStep);
+    if (it != annotations.end()) {
+      if (const int64_t* n = AsConstInt(it->second)) {
+        auto_unroll_limit_ = std::max(auto_unroll_limit_, *n);
+      }
+      annotations.erase(it);
+    }
+    Stmt body = VisitStmt(op->body);
+    auto_unroll_limit_ = outer_limit;
+
+    // Step 2. Expand, keep, or hand the unrolling over to the code generator.
+    const int64_t* extent = AsConstInt(op->extent);
+    bool allocates = Allocates(body);
+    if (op->for_kind == ForKind::kUnrolled) {
+      if (extent != nullptr && *extent <= options_.max_explicit_unroll && !allocates) {
+        return Expand(op, *extent, body);
+      }
+      int64_t factor = options_.max_explicit_unroll;
+      if (extent != nullptr) factor = std::min(factor, *extent);
+      annotations[kPragmaUnroll] = IntImm(DataType::Index(), std::max<int64_t>(factor, 1));
+      return MakeFor(op->loop_var, op->min, op->extent, ForKind::kSerial, body, "", annotations);
+    }
+    if (op->for_kind == ForKind::kSerial && outer_limit > 0 && extent != nullptr && !allocates) {
+      int64_t body_steps = std::max<int64_t>(1, StepCount(body));
+      if (*extent <= outer_limit / body_steps) return Expand(op, *extent, body);
+    }
+    return MakeFor(op->loop_var, op->min, op->extent, op->for_kind, body, op->thread_tag,
+                   annotations);
+  }
+
+ private:
+  Stmt Expand(const ForNode* op, int64_t extent, const Stmt& body) {
+    if (extent <= 0) return MakeEvaluate(IntImm(DataType::Index(), 0));
+    std::vector<Stmt> copies;
+    for (int64_t k = 0; k < extent; ++k) {
+      Expr value = op->min + IntImm(op->loop_var.dtype(), k);
+      Stmt copy = Substitute(body, VarMap{{op->loop_var.get(), value}});
+      copies.push_back(k == 0 ? copy : VariableRenamer().VisitStmt(copy));
+    }
+    return MakeSeq(std::move(copies));
+  }
+
+  const LowerOptions& options_;
+  // The largest step count a serial loop may have to be unrolled here; 0 outside any
+  // "pragma_auto_unroll_max_step" loop.
+  int64_t auto_unroll_limit_ = 0;
+};
+
+}  // namespace
+
+PrimFunc UnrollLoops(const PrimFunc& func, const LowerOptions& options) {
+  return func.WithBody(LoopUnroller(options).VisitStmt(func->body));
+}
+
+}  // namespace tirtune
