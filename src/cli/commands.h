@@ -15,5 +15,7 @@ struct GlobalOptions {
 void AddWorkloadCommand(CLI::App& app, const GlobalOptions& global);
 void AddIrCommand(CLI::App& app, const GlobalOptions& global);
 void AddScheduleCommand(CLI::App& app, const GlobalOptions& global);
+void AddCompileCommands(CLI::App& app, const GlobalOptions& global);
+void AddDbCommand(CLI::App& app, const GlobalOptions& global);
 
 }  // namespace tirtune::cli

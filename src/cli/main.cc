@@ -20,6 +20,8 @@ int main(int argc, char** argv) {
   tirtune::cli::AddWorkloadCommand(app, global);
   tirtune::cli::AddIrCommand(app, global);
   tirtune::cli::AddScheduleCommand(app, global);
+  tirtune::cli::AddCompileCommands(app, global);
+  tirtune::cli::AddDbCommand(app, global);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
