@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The main job, end to end on a fresh Debian 12 machine: install the dependencies, build
 # tirtune, print a workload of the operator library as text IR, check the printed file parses back
-# to the same function, and run it in the reference interpreter.
+# to the same function, run it in the reference interpreter, then apply a schedule trace to a
+# 512^3 GEMM, compile it with LLVM, verify it and time it on 2 threads.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,3 +19,5 @@ OUT="$(mktemp -d)"
 "$TIRTUNE" ir check "$OUT/workload.tir" > /dev/null
 echo "ir check: $OUT/workload.tir parses and verifies"
 "$TIRTUNE" workload eval "$SPEC"
+"$TIRTUNE" time --workload gemm:512,512,512 --trace bench/traces/gemm_tiled.json \
+  --target "llvm -num-cores=2"
