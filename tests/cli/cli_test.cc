@@ -165,6 +165,43 @@ TEST_F(Cli, ScheduleRejectsMalformedTraceJson) {
   EXPECT_NE(r2.err.find("unknown instruction kind"), std::string::npos) << r2.err;
 }
 
+TEST_F(Cli, LowerPrintsEveryPassWithSteps) {
+  Result r = Run("lower --workload gemm:8,8,8 --steps");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("# after "), std::string::npos) << r.out;
+  Result final_only = Run("lower --workload gemm:8,8,8");
+  EXPECT_EQ(final_only.out.find("# after "), std::string::npos);
+  EXPECT_NE(final_only.out.find("Buffer((64,), float32)"), std::string::npos) << final_only.out;
+}
+
+TEST_F(Cli, BuildWritesAnObjectAndEmitsLlvm) {
+  std::string trace = Write("trace.json", kTileTrace);
+  std::string obj = (dir_ / "gemm.o").string();
+  Result r = Run("build --workload gemm:16,16,16 --trace " + trace + " -o " + obj);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_GT(std::filesystem::file_size(obj), 100u);
+  Result ir = Run("build --workload gemm:16,16,16 --emit llvm");
+  ASSERT_EQ(ir.exit_code, 0) << ir.err;
+  EXPECT_NE(ir.out.find("define"), std::string::npos);
+}
+
+TEST_F(Cli, TimeVerifiesAndReportsThroughput) {
+  std::string trace = Write("trace.json", kTileTrace);
+  Result r = Run("time --workload gemm:16,16,16 --trace " + trace +
+                 " --target \"llvm -num-cores=2\" --min-repeat-ms 1 --repeat 2 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["verified_against"], "interpreter");
+  EXPECT_GT(j["gflops"].get<double>(), 0);
+  EXPECT_EQ(j["samples"].size(), 2u);
+}
+
+TEST_F(Cli, BadTargetIsAUserError) {
+  Result r = Run("time --workload gemm:8,8,8 --target \"llvm -num-cores=zero\"");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("num-cores"), std::string::npos) << r.err;
+}
+
 TEST_F(Cli, MissingSubcommandIsAUsageError) {
   Result r = Run("");
   EXPECT_EQ(r.exit_code, 2);
