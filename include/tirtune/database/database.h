@@ -1,0 +1,167 @@
+// The tuning database: workloads (PrimFuncs identified by their stable structural hash plus
+// structural equality) and tuning records (a measured trace of one workload on one target).
+// Backends: SQLite (the default), in-memory, and JSON-lines (export/import, review diffs); all of
+// them satisfy the same contract (tests/database/contract_test.cc).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tirtune/ir/function.h"
+#include "tirtune/support/error.h"
+
+namespace tirtune {
+
+/// The outcome of measuring one candidate. Stored as the stable strings of RecordStatusName.
+enum class RecordStatus : uint8_t {
+  kOk,            // "ok": built, verified, timed
+  kBuildError,    // "build_error": lowering or code generation failed
+  kRuntimeError,  // "runtime_error": the kernel crashed or threw
+  kTimeout,       // "timeout": the kernel did not finish in time
+  kWrongResult,   // "wrong_result": the output differed from the reference
+  kRunnerLost,    // "runner_lost": the worker process died for a reason not tied to the kernel
+};
+
+/// "ok", "build_error", "runtime_error", "timeout", "wrong_result", "runner_lost".
+std::string_view RecordStatusName(RecordStatus status);
+/// The status named `name`, or nullopt.
+std::optional<RecordStatus> ParseRecordStatus(std::string_view name);
+
+/// Identifies a workload inside one database (not across databases: export/import maps ids).
+using WorkloadId = int64_t;
+
+/// A workload as stored: the function, its printed text (which parses back to it) and its key.
+struct WorkloadEntry {
+  WorkloadId id = -1;
+  /// StructuralHashHex of the function. Not unique: two different functions may collide, and are
+  /// then told apart by structural equality.
+  std::string shash;
+  /// The function's name when it was first committed (names do not take part in identity).
+  std::string name;
+  /// Print(func): the text stored in the database.
+  std::string text;
+  PrimFunc func;
+  /// Unix time in seconds of the first commit.
+  double created_at = 0;
+};
+
+/// One measurement of one candidate schedule.
+struct TuningRecord {
+  WorkloadId workload = -1;
+  /// The target string, e.g. "llvm -mcpu=znver5 -num-cores=2". Stored with whitespace
+  /// canonicalized (CanonicalTarget); a query for one target never returns another's records.
+  std::string target;
+  /// The Trace::ToJson document that produced the candidate. With workload and target, its
+  /// compact text identifies the record: committing the same one again is a no-op.
+  nlohmann::json trace;
+  RecordStatus status = RecordStatus::kOk;
+  /// Every timed run, in seconds. Required (non-empty) for kOk; each finite, >= 0 and
+  /// <= kMaxRunSecs.
+  std::vector<double> run_secs;
+  /// The median of run_secs, computed by the database (ignored on commit); nullopt without samples.
+  std::optional<double> median_secs;
+  /// What went wrong, for failures.
+  std::string error;
+  /// Description of the device that ran the measurement, e.g. "AMD EPYC 9B45 (2 cores)".
+  std::string device;
+  /// Version of the program that measured it, e.g. "tirtune 0.1.0".
+  std::string program_version;
+  /// Unix time in seconds of the measurement; 0 on commit means "now".
+  double created_at = 0;
+};
+
+/// Run times above this (about 11.6 days) are treated as corrupt rather than as measurements.
+inline constexpr double kMaxRunSecs = 1e6;
+/// More samples than this in one record are treated as corrupt.
+inline constexpr size_t kMaxRunSamples = 100000;
+
+/// Summary of the records of one (workload, target) pair.
+struct RecordGroupStats {
+  WorkloadId workload = -1;
+  std::string target;
+  size_t num_records = 0;
+  /// Records with status kOk.
+  size_t num_ok = 0;
+  /// The smallest median among ok records.
+  std::optional<double> best_median_secs;
+};
+
+/// Receives one line per skipped row or other recoverable problem found while reading.
+using WarningHandler = std::function<void(const std::string& message)>;
+
+struct OpenOptions {
+  /// Create the database when the file does not exist; otherwise UserError "no database".
+  bool create_if_missing = true;
+  /// Where warnings go; empty: stderr ("warning: ..."). Rows that cannot be read (a trace that
+  /// is not a trace, a status nobody knows, absurd numbers) are skipped with a warning.
+  WarningHandler on_warning;
+  /// SQLite: how long a writer waits for another process's write transaction. Default 30 s.
+  int busy_timeout_ms = 30000;
+};
+
+/// A tuning database. Objects are not thread-safe: use one per thread (SQLite: one connection
+/// each; several processes may share one SQLite file). Methods throw UserError for bad input or
+/// an unusable file, naming the file and the problem; nothing is half-written on a throw.
+class Database {
+ public:
+  virtual ~Database() = default;
+
+  /// The stored workload structurally equal to `func`, committing it first when there is none.
+  virtual WorkloadEntry CommitWorkload(const PrimFunc& func) = 0;
+  /// The stored workload structurally equal to `func`, or nullopt; never writes.
+  virtual std::optional<WorkloadEntry> FindWorkload(const PrimFunc& func) = 0;
+  /// Every readable workload, by id.
+  virtual std::vector<WorkloadEntry> Workloads() = 0;
+
+  /// Commits all of `records` or none of them (UserError when one is invalid, e.g. an unknown
+  /// workload, a trace that is not a trace, or absurd run times). Records already stored (same
+  /// workload, target and trace) are ignored. Returns how many were new.
+  virtual size_t CommitRecords(const std::vector<TuningRecord>& records) = 0;
+
+  /// The `k` ok records of (workload, target) with the smallest median, ascending (ties: first
+  /// committed first). Never returns failures or another target's records.
+  virtual std::vector<TuningRecord> TopK(WorkloadId workload, std::string_view target,
+                                         size_t k) = 0;
+  /// Every readable record of `workload`, all targets and statuses, in commit order.
+  virtual std::vector<TuningRecord> RecordsOf(WorkloadId workload) = 0;
+  /// Calls `fn` with every readable record, in commit order (for export).
+  virtual void ForEachRecord(const std::function<void(const TuningRecord&)>& fn) = 0;
+  /// Per (workload, target) counts and best median, ordered by workload then target.
+  virtual std::vector<RecordGroupStats> Stats() = 0;
+  /// The number of stored records.
+  virtual size_t Size() = 0;
+
+  /// Keeps, for each (workload, target), the `keep` best ok records and deletes every other
+  /// record, failures included. Workloads stay. Returns the number deleted.
+  virtual size_t Prune(size_t keep) = 0;
+
+  /// Describes the storage for messages, e.g. "sqlite 'tuning.db'".
+  virtual std::string Describe() const = 0;
+};
+
+/// Opens or creates the database at `path`, choosing the backend from the name: ".db" or
+/// ".sqlite" → SQLite, ".jsonl" → JSON-lines, ":memory:" → in-memory. UserError naming the file
+/// and the problem for another extension, a missing file (unless created), a file that is not a
+/// database of that kind, or one written by a newer schema.
+std::unique_ptr<Database> OpenDatabase(const std::string& path, const OpenOptions& options = {});
+
+std::unique_ptr<Database> OpenSqliteDatabase(const std::string& path,
+                                             const OpenOptions& options = {});
+std::unique_ptr<Database> OpenJsonlDatabase(const std::string& path,
+                                            const OpenOptions& options = {});
+std::unique_ptr<Database> MakeMemoryDatabase(const OpenOptions& options = {});
+
+/// `target` with leading and trailing whitespace removed and inner runs of whitespace replaced by
+/// one space. UserError when nothing is left.
+std::string CanonicalTarget(std::string_view target);
+
+/// The median of `samples` (the mean of the middle two for an even count); nullopt when empty.
+std::optional<double> MedianOf(std::vector<double> samples);
+
+}  // namespace tirtune

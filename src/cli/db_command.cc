@@ -1,0 +1,349 @@
+// `tirtune db list | best | show | export | import | prune --db FILE`: inspecting and moving
+// tuning databases (any backend OpenDatabase knows: .db/.sqlite, .jsonl).
+#include <fmt/chrono.h>
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <ctime>
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "commands.h"
+#include "tirtune/database/database.h"
+#include "tirtune/database/record_json.h"
+#include "tirtune/database/transfer.h"
+#include "tirtune/schedule/trace.h"
+#include "tirtune/te/workload_registry.h"
+
+namespace tirtune::cli {
+namespace {
+
+using ordered_json = nlohmann::ordered_json;
+
+std::unique_ptr<Database> OpenExisting(const std::string& path) {
+  OpenOptions options;
+  options.create_if_missing = false;
+  return OpenDatabase(path, options);
+}
+
+std::string FormatSeconds(std::optional<double> secs) {
+  if (!secs) return "-";
+  double s = *secs;
+  if (s >= 1) return fmt::format("{:.3f} s", s);
+  if (s >= 1e-3) return fmt::format("{:.3f} ms", s * 1e3);
+  return fmt::format("{:.3f} us", s * 1e6);
+}
+
+std::string FormatTime(double unix_seconds) {
+  if (!(unix_seconds >= 0 && unix_seconds < 1e11)) return "?";
+  std::time_t t = static_cast<std::time_t>(unix_seconds);
+  return fmt::format("{:%Y-%m-%d %H:%M:%S}", fmt::gmtime(t));
+}
+
+ordered_json WorkloadJson(const WorkloadEntry& w) {
+  return ordered_json{
+      {"id", w.id}, {"shash", w.shash}, {"name", w.name}, {"created_at", w.created_at}};
+}
+
+/// The workload a user named: an id, a hash (or a prefix of at least 4 hex digits that only one
+/// workload has), or a workload spec such as "gemm:256,256,256".
+WorkloadEntry ResolveWorkload(Database& db, const std::string& selector) {
+  if (selector.find(':') != std::string::npos) {
+    std::optional<WorkloadEntry> found = db.FindWorkload(MakeWorkload(selector).func);
+    if (!found) TT_USER_ERROR("{} holds no workload {}", db.Describe(), selector);
+    return *found;
+  }
+  std::vector<WorkloadEntry> all = db.Workloads();
+  bool numeric = !selector.empty() && selector.size() <= 9 &&
+                 std::all_of(selector.begin(), selector.end(), ::isdigit);
+  if (numeric) {
+    WorkloadId id = std::stoll(selector);
+    for (const WorkloadEntry& w : all) {
+      if (w.id == id) return w;
+    }
+  }
+  std::vector<const WorkloadEntry*> matches;
+  if (selector.size() >= 4) {
+    for (const WorkloadEntry& w : all) {
+      if (w.shash.rfind(selector, 0) == 0) matches.push_back(&w);
+    }
+  }
+  if (matches.size() == 1) return *matches[0];
+  if (matches.size() > 1) {
+    TT_USER_ERROR("'{}' matches {} workloads; give more of the hash or the id", selector,
+                  matches.size());
+  }
+  TT_USER_ERROR(
+      "{} has no workload '{}' (give an id, a hash or a spec like gemm:64,64,64; see "
+      "`tirtune db list`)",
+      db.Describe(), selector);
+}
+
+void PrintRecordLine(size_t rank, const TuningRecord& r) {
+  std::string detail = r.status == RecordStatus::kOk ? r.device : r.error;
+  std::replace(detail.begin(), detail.end(), '\n', ' ');
+  if (detail.size() > 60) detail = detail.substr(0, 57) + "...";
+  fmt::print("  {:>4}  {:<13} {:>12}  {:>7}  {}  {}\n", rank, RecordStatusName(r.status),
+             FormatSeconds(r.median_secs), r.run_secs.size(), FormatTime(r.created_at), detail);
+}
+
+void PrintRecordHeader() {
+  fmt::print("  {:>4}  {:<13} {:>12}  {:>7}  {:<19}  {}\n", "#", "status", "median", "samples",
+             "measured (UTC)", "device / error");
+}
+
+// ---- list
+
+struct DbOptions {
+  std::string db;
+};
+
+void RunList(const DbOptions& opts, const GlobalOptions& global) {
+  std::unique_ptr<Database> db = OpenExisting(opts.db);
+  std::vector<WorkloadEntry> workloads = db->Workloads();
+  std::map<WorkloadId, std::vector<RecordGroupStats>> stats;
+  for (RecordGroupStats& s : db->Stats()) stats[s.workload].push_back(std::move(s));
+  if (global.json) {
+    ordered_json out = ordered_json::array();
+    for (const WorkloadEntry& w : workloads) {
+      ordered_json targets = ordered_json::array();
+      for (const RecordGroupStats& s : stats[w.id]) {
+        targets.push_back(
+            {{"target", s.target},
+             {"records", s.num_records},
+             {"ok", s.num_ok},
+             {"best_median_secs",
+              s.best_median_secs ? ordered_json(*s.best_median_secs) : ordered_json(nullptr)}});
+      }
+      ordered_json j = WorkloadJson(w);
+      j["targets"] = targets;
+      out.push_back(std::move(j));
+    }
+    fmt::print("{}\n", out.dump(2));
+    return;
+  }
+  fmt::print("{}: {} workloads, {} records\n", db->Describe(), workloads.size(), db->Size());
+  for (const WorkloadEntry& w : workloads) {
+    fmt::print("{:>4}  {}  {}\n", w.id, w.shash, w.name);
+    for (const RecordGroupStats& s : stats[w.id]) {
+      fmt::print("        {:>6} records {:>6} ok  best {:>12}  {}\n", s.num_records, s.num_ok,
+                 FormatSeconds(s.best_median_secs), s.target);
+    }
+  }
+}
+
+// ---- best
+
+struct BestOptions {
+  std::string db;
+  std::string workload;
+  std::string target;
+  size_t k = 1;
+};
+
+void RunBest(const BestOptions& opts, const GlobalOptions& global) {
+  std::unique_ptr<Database> db = OpenExisting(opts.db);
+  std::vector<WorkloadEntry> workloads;
+  if (opts.workload.empty()) {
+    workloads = db->Workloads();
+  } else {
+    workloads.push_back(ResolveWorkload(*db, opts.workload));
+  }
+  std::map<WorkloadId, std::vector<std::string>> targets;
+  for (const RecordGroupStats& s : db->Stats()) {
+    if (opts.target.empty() || s.target == CanonicalTarget(opts.target)) {
+      targets[s.workload].push_back(s.target);
+    }
+  }
+  ordered_json out = ordered_json::array();
+  for (const WorkloadEntry& w : workloads) {
+    for (const std::string& target : targets[w.id]) {
+      std::vector<TuningRecord> top = db->TopK(w.id, target, opts.k);
+      if (top.empty()) continue;
+      if (global.json) {
+        ordered_json records = ordered_json::array();
+        for (const TuningRecord& r : top) records.push_back(RecordToJson(r));
+        out.push_back({{"workload", WorkloadJson(w)}, {"target", target}, {"records", records}});
+        continue;
+      }
+      fmt::print("{:>4}  {}  {}  on \"{}\"\n", w.id, w.shash, w.name, target);
+      PrintRecordHeader();
+      for (size_t i = 0; i < top.size(); ++i) PrintRecordLine(i + 1, top[i]);
+    }
+  }
+  if (global.json) fmt::print("{}\n", out.dump(2));
+}
+
+// ---- show
+
+struct ShowOptions {
+  std::string db;
+  std::string workload;
+  bool traces = false;
+};
+
+void RunShow(const ShowOptions& opts, const GlobalOptions& global) {
+  std::unique_ptr<Database> db = OpenExisting(opts.db);
+  WorkloadEntry w = ResolveWorkload(*db, opts.workload);
+  std::vector<TuningRecord> records = db->RecordsOf(w.id);
+  if (global.json) {
+    ordered_json j = WorkloadJson(w);
+    j["ir"] = w.text;
+    ordered_json rs = ordered_json::array();
+    for (const TuningRecord& r : records) rs.push_back(RecordToJson(r));
+    fmt::print("{}\n", ordered_json{{"workload", j}, {"records", rs}}.dump(2));
+    return;
+  }
+  fmt::print("# workload {}  {}  {}\n{}\n", w.id, w.shash, w.name, w.text);
+  std::map<std::string, std::vector<const TuningRecord*>> by_target;
+  for (const TuningRecord& r : records) by_target[r.target].push_back(&r);
+  for (auto& [target, rs] : by_target) {
+    std::stable_sort(rs.begin(), rs.end(), [](const TuningRecord* a, const TuningRecord* b) {
+      bool a_ok = a->status == RecordStatus::kOk, b_ok = b->status == RecordStatus::kOk;
+      if (a_ok != b_ok) return a_ok;
+      return a_ok && *a->median_secs < *b->median_secs;
+    });
+    fmt::print("target \"{}\": {} records\n", target, rs.size());
+    PrintRecordHeader();
+    for (size_t i = 0; i < rs.size(); ++i) {
+      PrintRecordLine(i + 1, *rs[i]);
+      if (opts.traces) {
+        std::string text = Trace::FromJson(rs[i]->trace).ToText();
+        for (std::string_view rest = text; !rest.empty();) {
+          size_t nl = rest.find('\n');
+          fmt::print("          {}\n", rest.substr(0, nl));
+          rest = nl == std::string_view::npos ? "" : rest.substr(nl + 1);
+        }
+      }
+    }
+  }
+}
+
+// ---- export / import
+
+struct ExportOptions {
+  std::string db;
+  std::string output;
+  bool force = false;
+};
+
+void RunExport(const ExportOptions& opts, const GlobalOptions& global) {
+  std::unique_ptr<Database> db = OpenExisting(opts.db);
+  std::error_code ec;
+  if (std::filesystem::exists(opts.output, ec)) {
+    if (!opts.force) TT_USER_ERROR("'{}' exists; use --force to replace it", opts.output);
+    if (std::filesystem::equivalent(opts.output, opts.db, ec)) {
+      TT_USER_ERROR("'{}' is the database itself", opts.output);
+    }
+    std::filesystem::remove(opts.output, ec);
+  }
+  std::unique_ptr<Database> out = OpenDatabase(opts.output);
+  CopyStats stats = CopyDatabase(*db, *out);
+  if (global.json) {
+    fmt::print("{}\n", ordered_json{{"file", opts.output},
+                                    {"workloads", stats.workloads},
+                                    {"records", stats.records_new}}
+                           .dump(2));
+    return;
+  }
+  fmt::print("exported {} workloads and {} records to {}\n", stats.workloads, stats.records_new,
+             out->Describe());
+}
+
+struct ImportOptions {
+  std::string db;
+  std::string input;
+};
+
+void RunImport(const ImportOptions& opts, const GlobalOptions& global) {
+  std::unique_ptr<Database> in = OpenExisting(opts.input);
+  std::unique_ptr<Database> db = OpenDatabase(opts.db);
+  CopyStats stats = CopyDatabase(*in, *db);
+  if (global.json) {
+    fmt::print("{}\n", ordered_json{{"workloads", stats.workloads},
+                                    {"records_read", stats.records_read},
+                                    {"records_new", stats.records_new}}
+                           .dump(2));
+    return;
+  }
+  fmt::print("imported {} of {} records ({} already present) and {} workloads into {}\n",
+             stats.records_new, stats.records_read, stats.records_read - stats.records_new,
+             stats.workloads, db->Describe());
+}
+
+// ---- prune
+
+struct PruneOptions {
+  std::string db;
+  size_t keep = 1;
+};
+
+void RunPrune(const PruneOptions& opts, const GlobalOptions& global) {
+  std::unique_ptr<Database> db = OpenExisting(opts.db);
+  size_t removed = db->Prune(opts.keep);
+  size_t left = db->Size();
+  if (global.json) {
+    fmt::print("{}\n", ordered_json{{"removed", removed}, {"left", left}}.dump(2));
+    return;
+  }
+  fmt::print("removed {} records; {} left ({} best per workload and target)\n", removed, left,
+             opts.keep);
+}
+
+CLI::Option* AddDbOption(CLI::App* cmd, std::string& db) {
+  return cmd->add_option("--db", db, "the database (.db/.sqlite, .jsonl)")->required();
+}
+
+}  // namespace
+
+void AddDbCommand(CLI::App& app, const GlobalOptions& global) {
+  CLI::App* db = app.add_subcommand("db", "inspect, export, import and prune tuning databases");
+  db->require_subcommand(1);
+
+  auto list = std::make_shared<DbOptions>();
+  CLI::App* list_cmd = db->add_subcommand("list", "workloads with record counts per target");
+  AddDbOption(list_cmd, list->db);
+  list_cmd->callback([list, &global] { RunList(*list, global); });
+
+  auto best = std::make_shared<BestOptions>();
+  CLI::App* best_cmd = db->add_subcommand("best", "the best valid records per workload and target");
+  AddDbOption(best_cmd, best->db);
+  best_cmd->add_option("--workload,-w", best->workload, "an id, a hash (prefix) or a spec");
+  best_cmd->add_option("--target,-t", best->target, "only this target");
+  best_cmd->add_option("-k", best->k, "how many per workload and target (default 1)")
+      ->check(CLI::PositiveNumber);
+  best_cmd->callback([best, &global] { RunBest(*best, global); });
+
+  auto show = std::make_shared<ShowOptions>();
+  CLI::App* show_cmd = db->add_subcommand("show", "one workload's IR and all its records");
+  AddDbOption(show_cmd, show->db);
+  show_cmd->add_option("workload", show->workload, "an id, a hash (prefix) or a spec")->required();
+  show_cmd->add_flag("--traces", show->traces, "print each record's trace");
+  show_cmd->callback([show, &global] { RunShow(*show, global); });
+
+  auto exp = std::make_shared<ExportOptions>();
+  CLI::App* export_cmd = db->add_subcommand("export", "write everything to a JSON-lines file");
+  AddDbOption(export_cmd, exp->db);
+  export_cmd->add_option("-o,--output", exp->output, "the .jsonl file to write")->required();
+  export_cmd->add_flag("--force", exp->force, "replace an existing output file");
+  export_cmd->callback([exp, &global] { RunExport(*exp, global); });
+
+  auto imp = std::make_shared<ImportOptions>();
+  CLI::App* import_cmd =
+      db->add_subcommand("import", "add another database's records (duplicates are skipped)");
+  AddDbOption(import_cmd, imp->db);
+  import_cmd->add_option("input", imp->input, "the database to read (.jsonl, .db, ...)")
+      ->required();
+  import_cmd->callback([imp, &global] { RunImport(*imp, global); });
+
+  auto prune = std::make_shared<PruneOptions>();
+  CLI::App* prune_cmd =
+      db->add_subcommand("prune", "keep only the best valid records of each workload and target");
+  AddDbOption(prune_cmd, prune->db);
+  prune_cmd->add_option("--keep", prune->keep,
+                        "records to keep per workload and target (default 1)");
+  prune_cmd->callback([prune, &global] { RunPrune(*prune, global); });
+}
+
+}  // namespace tirtune::cli

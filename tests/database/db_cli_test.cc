@@ -1,0 +1,170 @@
+// `tirtune db ...` run as a user would: exit codes, stdout, stderr. The binary is the one built
+// next to this test (build/src/tirtune); the test is skipped when it has not been built.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "test_records.h"
+#include "tirtune/ir/structural_equal.h"
+
+namespace tirtune {
+namespace {
+
+using json = nlohmann::json;
+using testing::Gemm;
+using testing::MakeRecord;
+using testing::TempDir;
+
+constexpr const char* kCpu = "llvm -mcpu=znver5 -num-cores=2";
+constexpr const char* kOtherCpu = "llvm -mcpu=znver4";
+
+std::string ReadAll(const std::string& p) {
+  std::ifstream in(p);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+struct Result {
+  int exit_code;
+  std::string out;
+  std::string err;
+};
+
+class DbCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe");
+    bin_ = (self.parent_path().parent_path() / "src" / "tirtune").string();
+    if (!std::filesystem::exists(bin_)) GTEST_SKIP() << "build the tirtune target first";
+    db_ = dir_.File("tuning.db");
+    std::unique_ptr<Database> db = OpenDatabase(db_);
+    WorkloadId w = db->CommitWorkload(Gemm(16)).id;
+    WorkloadId other = db->CommitWorkload(Gemm(32)).id;
+    db->CommitRecords({MakeRecord(w, kCpu, 1, {3e-3}), MakeRecord(w, kCpu, 2, {1e-3}),
+                       MakeRecord(w, kCpu, 3, {}, RecordStatus::kBuildError),
+                       MakeRecord(w, kOtherCpu, 4, {5e-3}), MakeRecord(other, kCpu, 5, {2e-3})});
+  }
+
+  Result Run(const std::string& args) {
+    std::string out = dir_.File("stdout"), err = dir_.File("stderr");
+    std::string cmd = bin_ + " " + args + " > " + out + " 2> " + err;
+    int status = std::system(cmd.c_str());
+    return {WEXITSTATUS(status), ReadAll(out), ReadAll(err)};
+  }
+
+  TempDir dir_;
+  std::string bin_;
+  std::string db_;
+};
+
+TEST_F(DbCli, ListShowsEachWorkloadWithItsTargets) {
+  Result r = Run("db list --db " + db_);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("2 workloads, 5 records"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(StructuralHashHex(Gemm(16))), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(kOtherCpu), std::string::npos) << r.out;
+  r = Run("db list --json --db " + db_);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json j = json::parse(r.out);
+  ASSERT_EQ(j.size(), 2u);
+  EXPECT_EQ(j[0]["targets"].size(), 2u);
+  EXPECT_EQ(j[0]["targets"][1]["records"], 3);
+  EXPECT_EQ(j[0]["targets"][1]["ok"], 2);
+  EXPECT_EQ(j[0]["targets"][1]["best_median_secs"], 1e-3);
+}
+
+TEST_F(DbCli, BestGivesTheTopRecordsPerTarget) {
+  Result r = Run("db best --json -k 5 --db " + db_ + " --workload gemm:16,16,16 --target '" +
+                 std::string(kCpu) + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json j = json::parse(r.out);
+  ASSERT_EQ(j.size(), 1u);
+  EXPECT_EQ(j[0]["target"], kCpu);
+  ASSERT_EQ(j[0]["records"].size(), 2u);  // the build error is not among the best
+  EXPECT_EQ(j[0]["records"][0]["median_secs"], 1e-3);
+  r = Run("db best --db " + db_);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("1.000 ms"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("2.000 ms"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("3.000 ms"), std::string::npos) << r.out;  // -k 1
+}
+
+TEST_F(DbCli, ShowPrintsTheWorkloadAndAllItsRecords) {
+  Result r = Run("db show --traces --db " + db_ + " " + StructuralHashHex(Gemm(16)).substr(0, 6));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("@prim_func"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("build_error"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Annotate(l2"), std::string::npos) << r.out;
+  r = Run("db show --json --db " + db_ + " 2");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json j = json::parse(r.out);
+  EXPECT_EQ(j["workload"]["id"], 2);
+  EXPECT_EQ(j["records"].size(), 1u);
+}
+
+TEST_F(DbCli, ExportAndImportRoundTripAndImportingTwiceAddsNothing) {
+  std::string out = dir_.File("export.jsonl");
+  Result r = Run("db export --db " + db_ + " -o " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("2 workloads and 5 records"), std::string::npos) << r.out;
+  r = Run("db export --db " + db_ + " -o " + out);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("use --force"), std::string::npos) << r.err;
+
+  std::string copy = dir_.File("copy.sqlite");
+  r = Run("db import --json --db " + copy + " " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(json::parse(r.out)["records_new"], 5);
+  r = Run("db import --json --db " + copy + " " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(json::parse(r.out)["records_new"], 0);
+  // Export of the copy has the same record lines (workload lines differ in their commit time).
+  std::string again = dir_.File("again.jsonl");
+  ASSERT_EQ(Run("db export --db " + copy + " -o " + again).exit_code, 0);
+  auto records = [](const std::string& text) {
+    std::string out;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) {
+      if (line.find("\"type\":\"record\"") != std::string::npos) out += line + "\n";
+    }
+    return out;
+  };
+  EXPECT_EQ(records(ReadAll(out)), records(ReadAll(again)));
+  EXPECT_FALSE(records(ReadAll(out)).empty());
+}
+
+TEST_F(DbCli, PruneKeepsTheBestPerWorkloadAndTarget) {
+  Result r = Run("db prune --json --keep 1 --db " + db_);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json j = json::parse(r.out);
+  EXPECT_EQ(j["removed"], 2);
+  EXPECT_EQ(j["left"], 3);
+}
+
+TEST_F(DbCli, MistakesAreReportedWithExitCode1) {
+  Result r = Run("db list --db " + dir_.File("missing.db"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("error: '" + dir_.File("missing.db") + "': no such database"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir_.File("missing.db")));
+  r = Run("db list --db " + dir_.File("tuning.csv"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("unknown database kind"), std::string::npos) << r.err;
+  r = Run("db show --db " + db_ + " 99");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("has no workload '99'"), std::string::npos) << r.err;
+  std::ofstream(dir_.File("notes.db")) << "not a database\n";
+  r = Run("db best --db " + dir_.File("notes.db"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("is not a SQLite database"), std::string::npos) << r.err;
+  r = Run("db list");
+  EXPECT_EQ(r.exit_code, 2);  // usage: --db is required
+}
+
+}  // namespace
+}  // namespace tirtune
