@@ -1,0 +1,100 @@
+// Measuring compiled candidates in isolated `tirtune-runner` worker processes: each candidate is
+// loaded, verified against its expected outputs and timed in a worker, so that a crash, a hang
+// or a wrong result becomes a MeasureResult status and never takes the tuner down.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tirtune/ir/function.h"
+#include "tirtune/measure/runner_protocol.h"
+#include "tirtune/measure/timer.h"
+
+namespace tirtune {
+
+struct RunnerConfig {
+  /// Worker processes; candidates are spread over them. Default 1.
+  int num_workers = 1;
+  /// The `tirtune-runner` executable. Default (empty): the one built with this library.
+  std::string runner_path;
+  /// Empty, or one CPU list per worker, passed as `--cpus` (sched_setaffinity). Default empty.
+  std::vector<std::vector<int>> cpu_sets;
+  /// Wall-clock limit for one candidate (load, verification and timing), in seconds; past it the
+  /// worker is killed and respawned. Default 30.
+  double timeout_s = 30;
+  /// How each candidate is timed. Default TimerConfig{}.
+  TimerConfig timer;
+};
+
+/// What the runner says about a candidate.
+enum class MeasureStatus {
+  kOk,
+  kRuntimeError,  // a signal (named in `signal_name`), an exception or a load failure
+  kTimeout,
+  kWrongResult,  // max errors in the result
+  kRunnerLost,   // the worker could not be started or died for a reason not the candidate's
+};
+const char* MeasureStatusName(MeasureStatus status);
+
+struct MeasureResult {
+  MeasureStatus status = MeasureStatus::kOk;
+  /// Empty when ok; otherwise what went wrong.
+  std::string message;
+  /// "SIGSEGV", ... when a signal ended the worker; empty otherwise.
+  std::string signal_name;
+  double max_abs_error = 0;
+  double max_rel_error = 0;
+  /// Seconds per call, one sample per repeat; empty unless ok.
+  std::vector<double> seconds;
+  double median = 0;
+  /// Calls per repeat.
+  int number = 0;
+  bool ok() const { return status == MeasureStatus::kOk; }
+};
+
+/// One compiled candidate to measure.
+struct MeasureCandidate {
+  /// A relocatable object made by EmitObject, defining `func_name`.
+  std::string object;
+  std::string func_name;
+  /// Target::str() of the target it was compiled for.
+  std::string target;
+  /// One per kernel parameter (see ArgSpecsOf).
+  std::vector<ArgSpec> args;
+  /// Parameter i is filled by FillRandom(seed + i) over RandomRangeFor(dtype).
+  uint64_t seed = 0;
+  /// Empty (run without verifying) or one per parameter, undefined for one not to compare; e.g.
+  /// InterpretWithRandomInputs(func, seed).
+  std::vector<NDArray> expected;
+};
+
+/// The argument specs of `func`'s parameters; their shapes must be constant.
+std::vector<ArgSpec> ArgSpecsOf(const PrimFunc& func);
+
+/// A pool of `tirtune-runner` workers, started with posix_spawn when first needed and respawned
+/// after a crash or a timeout. Measure is not reentrant: call it from one thread at a time.
+class RunnerPool {
+ public:
+  explicit RunnerPool(RunnerConfig config);
+  ~RunnerPool();
+  RunnerPool(const RunnerPool&) = delete;
+  RunnerPool& operator=(const RunnerPool&) = delete;
+
+  /// Measures every candidate, in parallel over the workers; one result per candidate, in order.
+  std::vector<MeasureResult> Measure(const std::vector<MeasureCandidate>& candidates);
+  MeasureResult MeasureOne(const MeasureCandidate& candidate);
+
+  /// Workers started so far, the first ones included.
+  int spawn_count() const;
+  /// The process ids of the live workers (0 for one not running).
+  std::vector<int> worker_pids() const;
+
+ private:
+  class Worker;
+  RunnerConfig config_;
+  std::vector<std::unique_ptr<Worker>> workers_;
+};
+
+}  // namespace tirtune

@@ -1,0 +1,68 @@
+// The messages between the tuner and a `tirtune-runner` worker: one request per candidate (the
+// compiled object, its argument specs, a seed, the timing configuration and the expected
+// outputs) and one reply (a status kind, the error, the timing samples). Each message travels as
+// an 8-byte little-endian length followed by that many bytes of payload.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tirtune/measure/timer.h"
+#include "tirtune/support/ndarray.h"
+
+namespace tirtune {
+
+/// One kernel parameter as the runner allocates it.
+struct ArgSpec {
+  std::string name;
+  std::vector<int64_t> shape;
+  DataType dtype;
+};
+
+struct RunRequest {
+  /// A relocatable object made by EmitObject.
+  std::string object;
+  std::string func_name;
+  /// Target::str() of the target the object was compiled for.
+  std::string target;
+  /// One per kernel parameter, in order; parameter i is filled by FillRandom(seed + i) over
+  /// RandomRangeFor(its dtype), as InterpretWithRandomInputs does.
+  std::vector<ArgSpec> args;
+  uint64_t seed = 0;
+  TimerConfig timer;
+  /// Empty, or one entry per parameter: the parameter's expected contents after one run, or an
+  /// undefined NDArray for a parameter not to compare. Empty means run without verifying.
+  std::vector<NDArray> expected;
+};
+
+/// What a worker can say about a candidate. Timeouts and lost workers are seen by the parent only.
+enum class ReplyKind : uint8_t {
+  kOk = 0,
+  kRuntimeError = 1,  // an exception, a load failure or a non-zero kernel status
+  kWrongResult = 2,
+};
+
+struct RunReply {
+  ReplyKind kind = ReplyKind::kOk;
+  std::string message;
+  double max_abs_error = 0;
+  double max_rel_error = 0;
+  TimingResult timing;
+};
+
+std::string SerializeRequest(const RunRequest& request);
+/// Throws UserError for a malformed payload.
+RunRequest DeserializeRequest(const std::string& payload);
+std::string SerializeReply(const RunReply& reply);
+/// Throws UserError for a malformed payload.
+RunReply DeserializeReply(const std::string& payload);
+
+/// Writes the length prefix and `payload` to `fd` (a pipe or a stream socket), retrying short
+/// writes; false when the peer is gone. Never raises SIGPIPE on a socket.
+bool WriteFrame(int fd, const std::string& payload);
+/// Reads one frame from `fd`; nullopt at end of file or on an error.
+std::optional<std::string> ReadFrame(int fd);
+
+}  // namespace tirtune

@@ -1,0 +1,96 @@
+// The worker side of the runner: one request in, one reply out.
+#include "tirtune/measure/runner_worker.h"
+
+#include <cstdio>
+#include <exception>
+#include <memory>
+
+#include "tirtune/codegen/build.h"
+#include "tirtune/codegen/target.h"
+#include "tirtune/interp/interpreter.h"
+#include "tirtune/measure/verify.h"
+
+namespace tirtune {
+namespace {
+
+RunReply Failure(ReplyKind kind, std::string message) {
+  RunReply reply;
+  reply.kind = kind;
+  reply.message = std::move(message);
+  return reply;
+}
+
+}  // namespace
+
+RunReply HandleRunRequest(const RunRequest& request) {
+  try {
+    // Step 1. Link the object into this process.
+    std::unique_ptr<Kernel> kernel;
+    try {
+      kernel = LoadObject(request.object, request.func_name, Target::Parse(request.target));
+    } catch (const std::exception& e) {
+      return Failure(ReplyKind::kRuntimeError, std::string("cannot load the object: ") + e.what());
+    }
+
+    // Step 2. Seeded random arguments, exactly as InterpretWithRandomInputs draws them.
+    std::vector<NDArray> args;
+    for (size_t i = 0; i < request.args.size(); ++i) {
+      const ArgSpec& spec = request.args[i];
+      NDArray a = NDArray::Empty(spec.shape, spec.dtype);
+      RandomRange range = RandomRangeFor(spec.dtype);
+      a.FillRandom(request.seed + i, range.lo, range.hi);
+      args.push_back(std::move(a));
+    }
+
+    // Step 3. Run once and verify; a wrong kernel is never timed.
+    if (int32_t status = kernel->Run(args); status != 0) {
+      return Failure(ReplyKind::kRuntimeError,
+                     "the kernel returned status " + std::to_string(status));
+    }
+    if (!request.expected.empty()) {
+      if (request.expected.size() != args.size()) {
+        return Failure(ReplyKind::kRuntimeError, "expected outputs do not match the parameters");
+      }
+      std::vector<std::string> names;
+      std::vector<NDArray> expected, actual;
+      for (size_t i = 0; i < args.size(); ++i) {
+        if (!request.expected[i].defined()) continue;
+        names.push_back(request.args[i].name);
+        expected.push_back(request.expected[i]);
+        actual.push_back(args[i]);
+      }
+      VerifyResult verdict = CompareAll(names, expected, actual);
+      if (!verdict.ok) {
+        RunReply reply = Failure(ReplyKind::kWrongResult, verdict.message);
+        reply.max_abs_error = verdict.max_abs_error;
+        reply.max_rel_error = verdict.max_rel_error;
+        return reply;
+      }
+    }
+
+    // Step 4. Time the unchecked entry point.
+    std::vector<void*> raw;
+    for (NDArray& a : args) raw.push_back(a.raw());
+    RunReply reply;
+    reply.timing = TimeFunction([&] { kernel->RunRaw(raw.data()); }, request.timer);
+    return reply;
+  } catch (const std::exception& e) {
+    return Failure(ReplyKind::kRuntimeError, e.what());
+  }
+}
+
+int ServeRunRequests(int in_fd, int out_fd) {
+  while (std::optional<std::string> payload = ReadFrame(in_fd)) {
+    RunRequest request;
+    try {
+      request = DeserializeRequest(*payload);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "tirtune-runner: %s\n", e.what());
+      return 2;
+    }
+    if (!WriteFrame(out_fd, SerializeReply(HandleRunRequest(request)))) return 0;
+  }
+  return 0;
+}
+
+}  // namespace tirtune

@@ -1,0 +1,198 @@
+// The isolated runner: a good kernel measures ok; a kernel that crashes, hangs or computes
+// garbage is reported with its own status within the timeout, the worker is respawned, and the
+// next good candidate measures correctly. Faulty kernels are written in lowered form.
+#include "tirtune/measure/runner.h"
+
+#include <gtest/gtest.h>
+#include <sched.h>
+
+#include <chrono>
+
+#include "tirtune/codegen/build.h"
+#include "tirtune/codegen/target.h"
+#include "tirtune/interp/interpreter.h"
+#include "tirtune/ir/parser.h"
+#include "tirtune/support/error.h"
+
+namespace tirtune {
+namespace {
+
+const char* kGemm = R"(
+@prim_func
+def gemm(A: Buffer((256,), float32), B: Buffer((256,), float32), C: Buffer((256,), float32)):
+    for i in range(16):
+        for j in range(16):
+            C[i * 16 + j] = 0.0
+            for k in range(16):
+                C[i * 16 + j] = C[i * 16 + j] + A[i * 16 + k] * B[k * 16 + j]
+)";
+
+// Stores 4 TiB past the buffer: SIGSEGV.
+const char* kOutOfBounds = R"(
+@prim_func
+def gemm(A: Buffer((256,), float32), B: Buffer((256,), float32), C: Buffer((256,), float32)):
+    for i in range(4):
+        C[i * 1099511627776 + 1099511627776] = A[i]
+)";
+
+// A serial loop of 2^62 iterations.
+const char* kEndless = R"(
+@prim_func
+def gemm(A: Buffer((256,), float32), B: Buffer((256,), float32), C: Buffer((256,), float32)):
+    for i in range(4611686018427387904):
+        C[0] = C[0] * 0.5 + A[1]
+)";
+
+const char* kGarbage = R"(
+@prim_func
+def gemm(A: Buffer((256,), float32), B: Buffer((256,), float32), C: Buffer((256,), float32)):
+    for i in range(256):
+        C[i] = 42.0
+)";
+
+constexpr uint64_t kSeed = 7;
+
+// A candidate whose expected outputs come from the reference gemm in the interpreter.
+MeasureCandidate Candidate(const char* text) {
+  static const std::vector<NDArray> expected =
+      InterpretWithRandomInputs(ParsePrimFunc(kGemm), kSeed);
+  PrimFunc f = ParsePrimFunc(text);
+  MeasureCandidate c;
+  c.object = EmitObject(f, Target::Host());
+  c.func_name = f->name;
+  c.target = Target::Host().str();
+  c.args = ArgSpecsOf(f);
+  c.seed = kSeed;
+  c.expected = {NDArray(), NDArray(), expected[2]};
+  return c;
+}
+
+RunnerConfig SmallConfig() {
+  RunnerConfig config;
+  config.timeout_s = 2;
+  config.timer.warmup = 1;
+  config.timer.repeat = 3;
+  config.timer.min_repeat_ms = 1;
+  return config;
+}
+
+void ExpectGoodGemmMeasures(RunnerPool& pool) {
+  MeasureResult r = pool.MeasureOne(Candidate(kGemm));
+  EXPECT_EQ(r.status, MeasureStatus::kOk) << r.message;
+  EXPECT_EQ(r.seconds.size(), 3u);
+  EXPECT_GT(r.median, 0);
+  EXPECT_GE(r.number, 1);
+}
+
+TEST(RunnerProtocol, RequestAndReplyRoundTrip) {
+  RunRequest request;
+  request.object = std::string("\0ELF", 4);
+  request.func_name = "f";
+  request.target = "llvm";
+  request.args = {{"A", {2, 3}, DataType::Float(16)}};
+  request.seed = 99;
+  request.timer.repeat = 7;
+  request.timer.flush_cache = true;
+  NDArray e = NDArray::Empty({2, 3}, DataType::Float(16));
+  e.FillRandom(1);
+  request.expected = {e, NDArray()};
+  RunRequest back = DeserializeRequest(SerializeRequest(request));
+  EXPECT_EQ(back.object, request.object);
+  EXPECT_EQ(back.args[0].shape, request.args[0].shape);
+  EXPECT_EQ(back.args[0].dtype, DataType::Float(16));
+  EXPECT_EQ(back.seed, 99u);
+  EXPECT_EQ(back.timer.repeat, 7);
+  EXPECT_TRUE(back.timer.flush_cache);
+  ASSERT_EQ(back.expected.size(), 2u);
+  EXPECT_FALSE(back.expected[1].defined());
+  EXPECT_EQ(back.expected[0].GetDouble(5), e.GetDouble(5));
+
+  RunReply reply;
+  reply.kind = ReplyKind::kWrongResult;
+  reply.message = "C[3]";
+  reply.max_abs_error = 1.5;
+  reply.timing.seconds = {1e-3, 2e-3};
+  RunReply reply_back = DeserializeReply(SerializeReply(reply));
+  EXPECT_EQ(reply_back.kind, ReplyKind::kWrongResult);
+  EXPECT_EQ(reply_back.message, "C[3]");
+  EXPECT_EQ(reply_back.max_abs_error, 1.5);
+  EXPECT_EQ(reply_back.timing.seconds, reply.timing.seconds);
+  EXPECT_THROW(DeserializeReply("junk"), UserError);
+}
+
+TEST(Runner, GoodGemmMeasuresOk) {
+  RunnerPool pool(SmallConfig());
+  ExpectGoodGemmMeasures(pool);
+  ExpectGoodGemmMeasures(pool);
+  EXPECT_EQ(pool.spawn_count(), 1);
+}
+
+TEST(Runner, SegfaultIsRuntimeErrorAndWorkerIsRespawned) {
+  RunnerPool pool(SmallConfig());
+  MeasureResult r = pool.MeasureOne(Candidate(kOutOfBounds));
+  EXPECT_EQ(r.status, MeasureStatus::kRuntimeError) << r.message;
+  EXPECT_EQ(r.signal_name, "SIGSEGV") << r.message;
+  EXPECT_EQ(pool.spawn_count(), 2);
+  ExpectGoodGemmMeasures(pool);
+}
+
+TEST(Runner, EndlessLoopTimesOutAndWorkerIsRespawned) {
+  RunnerPool pool(SmallConfig());
+  auto start = std::chrono::steady_clock::now();
+  MeasureResult r = pool.MeasureOne(Candidate(kEndless));
+  double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(r.status, MeasureStatus::kTimeout) << r.message;
+  EXPECT_LT(elapsed, 10);
+  EXPECT_EQ(pool.spawn_count(), 2);
+  ExpectGoodGemmMeasures(pool);
+}
+
+TEST(Runner, GarbageOutputIsWrongResultWithItsError) {
+  RunnerPool pool(SmallConfig());
+  MeasureResult r = pool.MeasureOne(Candidate(kGarbage));
+  EXPECT_EQ(r.status, MeasureStatus::kWrongResult) << r.message;
+  EXPECT_GT(r.max_abs_error, 30);
+  EXPECT_TRUE(r.seconds.empty());
+  EXPECT_EQ(pool.spawn_count(), 1);  // a wrong result does not cost the worker
+  ExpectGoodGemmMeasures(pool);
+}
+
+TEST(Runner, UnloadableObjectIsRuntimeError) {
+  RunnerPool pool(SmallConfig());
+  MeasureCandidate c = Candidate(kGemm);
+  c.object = "not an object";
+  MeasureResult r = pool.MeasureOne(c);
+  EXPECT_EQ(r.status, MeasureStatus::kRuntimeError);
+  EXPECT_NE(r.message.find("cannot load"), std::string::npos) << r.message;
+  ExpectGoodGemmMeasures(pool);
+}
+
+TEST(Runner, MissingExecutableIsRunnerLost) {
+  RunnerConfig config = SmallConfig();
+  config.runner_path = "/nonexistent/tirtune-runner";
+  RunnerPool pool(config);
+  MeasureResult r = pool.MeasureOne(Candidate(kGemm));
+  EXPECT_EQ(r.status, MeasureStatus::kRunnerLost);
+  EXPECT_FALSE(r.message.empty());
+}
+
+TEST(Runner, PinnedWorkersMeasureAMixedBatchInOrder) {
+  cpu_set_t allowed;
+  ASSERT_EQ(sched_getaffinity(0, sizeof(allowed), &allowed), 0);
+  int cpu = 0;
+  while (!CPU_ISSET(cpu, &allowed)) ++cpu;
+  RunnerConfig config = SmallConfig();
+  config.num_workers = 2;
+  config.cpu_sets = {{cpu}, {cpu}};
+  RunnerPool pool(config);
+  std::vector<MeasureResult> results = pool.Measure(
+      {Candidate(kGemm), Candidate(kOutOfBounds), Candidate(kGarbage), Candidate(kGemm)});
+  ASSERT_EQ(results.size(), 4u);
+  EXPECT_EQ(results[0].status, MeasureStatus::kOk) << results[0].message;
+  EXPECT_EQ(results[1].status, MeasureStatus::kRuntimeError) << results[1].message;
+  EXPECT_EQ(results[2].status, MeasureStatus::kWrongResult) << results[2].message;
+  EXPECT_EQ(results[3].status, MeasureStatus::kOk) << results[3].message;
+}
+
+}  // namespace
+}  // namespace tirtune
