@@ -37,18 +37,6 @@ PrimFunc ScheduleGemm(const PrimFunc& func, int64_t tile_i, int64_t tile_j) {
   return sch.func();
 }
 
-std::vector<NDArray> RandomArgs(const PrimFunc& func) {
-  std::vector<NDArray> args;
-  for (size_t p = 0; p < func->params.size(); ++p) {
-    const Buffer& b = func->params[p];
-    std::vector<int64_t> shape;
-    for (const Expr& e : b->shape) shape.push_back(*AsConstInt(e));
-    args.push_back(NDArray::Empty(shape, b->dtype));
-    args.back().FillRandom(p + 1);
-  }
-  return args;
-}
-
 int Main(int argc, char** argv) {
   if (argc < 4) {
     fmt::print(stderr, "usage: {} M N K [target] [min_repeat_ms]\n", argv[0]);
@@ -63,7 +51,7 @@ int Main(int argc, char** argv) {
   Workload w = MakeWorkload(spec);
   std::unique_ptr<Kernel> kernel = JitCompile(Lower(ScheduleGemm(w.func, 8, 32)), target);
   std::unique_ptr<Kernel> reference = JitCompile(Lower(w.func), target);
-  std::vector<NDArray> args = RandomArgs(w.func), expected = RandomArgs(w.func);
+  std::vector<NDArray> args = MakeRandomArgs(w.func, 1), expected = MakeRandomArgs(w.func, 1);
   kernel->Run(args);
   reference->Run(expected);
   VerifyResult v = CompareAll({"A", "B", "C"}, expected, args);

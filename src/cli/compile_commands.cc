@@ -94,21 +94,6 @@ struct TimeCli {
   double interpret_below_flops = 2e7;
 };
 
-// Random inputs for every parameter (outputs zeroed), as the interpreter's helper fills them.
-std::vector<NDArray> MakeArgs(const PrimFunc& func, uint64_t seed) {
-  std::vector<NDArray> args;
-  for (size_t i = 0; i < func->params.size(); ++i) {
-    const Buffer& b = func->params[i];
-    std::vector<int64_t> shape;
-    for (const Expr& e : b->shape) shape.push_back(*AsConstInt(e));
-    NDArray a = NDArray::Empty(shape, b->dtype);
-    RandomRange range = RandomRangeFor(b->dtype);
-    a.FillRandom(seed + i, range.lo, range.hi);
-    args.push_back(a);
-  }
-  return args;
-}
-
 std::vector<NDArray> CopyAll(const std::vector<NDArray>& arrays) {
   std::vector<NDArray> out;
   for (const NDArray& a : arrays) out.push_back(a.Copy());
@@ -121,7 +106,7 @@ void RunTime(const TimeCli& opts, const GlobalOptions& global) {
   std::unique_ptr<Kernel> kernel = JitCompile(Lower(f.scheduled), target);
 
   // Verify first: the time of a wrong kernel means nothing.
-  std::vector<NDArray> inputs = MakeArgs(f.original, opts.seed);
+  std::vector<NDArray> inputs = MakeRandomArgs(f.original, opts.seed);
   std::vector<NDArray> expected = CopyAll(inputs);
   const char* reference;
   if (f.flops < opts.interpret_below_flops) {

@@ -64,6 +64,7 @@ LoadedFunction LoadFunction(const FunctionInput& input) {
                   e.DetailedMessage(sch.func()));
   }
   out.scheduled = sch.func();
+  out.trace = sch.trace();
   return out;
 }
 

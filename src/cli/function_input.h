@@ -6,6 +6,7 @@
 #include <string>
 
 #include "tirtune/ir/function.h"
+#include "tirtune/schedule/trace.h"
 
 namespace tirtune::cli {
 
@@ -23,6 +24,7 @@ struct LoadedFunction {
   PrimFunc original;   // as written
   PrimFunc scheduled;  // with the trace applied (the original without one)
   double flops = 0;    // exact for workloads, estimated otherwise
+  Trace trace;         // the trace as replayed (empty without one)
 };
 
 /// Loads the function and applies the trace; UserError for a missing or ambiguous input, a bad

@@ -6,11 +6,9 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
-#include "file_text.h"
 #include "function_input.h"
 #include "tirtune/ir/printer.h"
 #include "tirtune/ir/structural_equal.h"
-#include "tirtune/schedule/trace.h"
 
 namespace tirtune::cli {
 namespace {
@@ -18,11 +16,10 @@ namespace {
 void RunSchedule(const FunctionInput& input, const GlobalOptions& global) {
   LoadedFunction f = LoadFunction(input);
   if (global.json) {
-    nlohmann::json trace = nlohmann::json::parse(ReadTextFile(input.trace_file));
     nlohmann::json out = {{"name", f.scheduled->name},
                           {"hash", StructuralHashHex(f.scheduled)},
                           {"text", Print(f.scheduled)},
-                          {"trace", Trace::FromJson(trace).ToJson()}};
+                          {"trace", f.trace.ToJson()}};
     fmt::print("{}\n", out.dump(2));
     return;
   }

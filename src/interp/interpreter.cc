@@ -79,7 +79,7 @@ void Interpret(const PrimFunc& func, const std::vector<NDArray>& args) {
   program.body().Exec(m);
 }
 
-std::vector<NDArray> InterpretWithRandomInputs(const PrimFunc& func, uint64_t seed) {
+std::vector<NDArray> MakeRandomArgs(const PrimFunc& func, uint64_t seed) {
   std::vector<NDArray> args;
   for (size_t i = 0; i < func->params.size(); ++i) {
     const BufferNode* param = func->params[i].get();
@@ -98,6 +98,11 @@ std::vector<NDArray> InterpretWithRandomInputs(const PrimFunc& func, uint64_t se
     a.FillRandom(seed + i, range.lo, range.hi);
     args.push_back(a);
   }
+  return args;
+}
+
+std::vector<NDArray> InterpretWithRandomInputs(const PrimFunc& func, uint64_t seed) {
+  std::vector<NDArray> args = MakeRandomArgs(func, seed);
   Interpret(func, args);
   return args;
 }

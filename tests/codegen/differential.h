@@ -15,20 +15,9 @@
 
 namespace tirtune::test_codegen {
 
-/// Seeded random arrays, one per parameter of `func` (constant shapes), as the interpreter's
-/// InterpretWithRandomInputs draws them.
+/// Seeded random arrays, one per parameter of `func`, as the interpreter draws them.
 inline std::vector<NDArray> RandomArgs(const PrimFunc& func, uint64_t seed) {
-  std::vector<NDArray> args;
-  for (size_t i = 0; i < func->params.size(); ++i) {
-    const Buffer& b = func->params[i];
-    std::vector<int64_t> shape;
-    for (const Expr& d : b->shape) shape.push_back(*AsConstInt(d));
-    NDArray a = NDArray::Empty(shape, b->dtype);
-    RandomRange r = RandomRangeFor(b->dtype);
-    a.FillRandom(seed + i, r.lo, r.hi);
-    args.push_back(a);
-  }
-  return args;
+  return MakeRandomArgs(func, seed);
 }
 
 inline std::vector<NDArray> CopyAll(const std::vector<NDArray>& arrays) {

@@ -24,6 +24,11 @@ class InterpError : public UserError {
 /// the caller's arrays.
 void Interpret(const PrimFunc& func, const std::vector<NDArray>& args);
 
+/// One NDArray per parameter of `func`, parameter `i` filled by FillRandom(seed + i) over
+/// RandomRangeFor(its dtype): the inputs every differential check (interpreter, compiled
+/// kernels, runner) draws. Parameter shapes must be constant (InterpError otherwise).
+std::vector<NDArray> MakeRandomArgs(const PrimFunc& func, uint64_t seed);
+
 /// Allocates one NDArray per parameter, fills them with seeded random values, runs `func`, and
 /// returns them (inputs and outputs). Convenience for differential tests. Parameter `i` is filled
 /// by FillRandom(seed + i) over RandomRangeFor(its dtype); parameter shapes must be constant.
