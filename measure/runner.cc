@@ -104,6 +104,8 @@ const char* MeasureStatusName(MeasureStatus status) {
   switch (status) {
     case MeasureStatus::kOk:
       return "ok";
+    case MeasureStatus::kBuildError:
+      return "build_error";
     case MeasureStatus::kRuntimeError:
       return "runtime_error";
     case MeasureStatus::kTimeout:

@@ -52,14 +52,8 @@ RunReply HandleRunRequest(const RunRequest& request) {
         return Failure(ReplyKind::kRuntimeError, "expected outputs do not match the parameters");
       }
       std::vector<std::string> names;
-      std::vector<NDArray> expected, actual;
-      for (size_t i = 0; i < args.size(); ++i) {
-        if (!request.expected[i].defined()) continue;
-        names.push_back(request.args[i].name);
-        expected.push_back(request.expected[i]);
-        actual.push_back(args[i]);
-      }
-      VerifyResult verdict = CompareAll(names, expected, actual);
+      for (const ArgSpec& spec : request.args) names.push_back(spec.name);
+      VerifyResult verdict = CompareAll(names, request.expected, args);
       if (!verdict.ok) {
         RunReply reply = Failure(ReplyKind::kWrongResult, verdict.message);
         reply.max_abs_error = verdict.max_abs_error;

@@ -1,7 +1,7 @@
 // `tirtune-runner [--cpus 0,1]`: a measurement worker. Reads framed requests on stdin and writes
 // framed replies on stdout (runner_protocol.h) until stdin closes. Started by RunnerPool.
+#include <poll.h>
 #include <sched.h>
-#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <csignal>
@@ -9,6 +9,7 @@
 #include <cstring>
 #include <sstream>
 #include <string>
+#include <thread>
 
 #include "tirtune/measure/runner_worker.h"
 
@@ -50,9 +51,17 @@ int main(int argc, char** argv) {
       return 1;
     }
   }
-  // Die with the tuner, and keep the protocol stream private: a kernel or library printing to
-  // stdout must not corrupt the replies.
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  // Die with the tuner, even in the middle of a long kernel: a watchdog waits for the tuner's end
+  // of the socket to close. (PR_SET_PDEATHSIG would fire when the tuner *thread* that spawned
+  // this worker exits, not the tuner.)
+  std::thread([] {
+    pollfd p{STDIN_FILENO, POLLRDHUP, 0};
+    while (poll(&p, 1, -1) < 0 && errno == EINTR) {
+    }
+    _exit(0);
+  }).detach();
+  // Keep the protocol stream private: a kernel or library printing to stdout must not corrupt
+  // the replies.
   std::signal(SIGPIPE, SIG_IGN);
   int out_fd = dup(STDOUT_FILENO);
   dup2(STDERR_FILENO, STDOUT_FILENO);

@@ -11,6 +11,7 @@
 #include "tirtune/interp/interpreter.h"
 #include "tirtune/ir/printer.h"
 #include "tirtune/lower/lower.h"
+#include "tirtune/measure/reference.h"
 #include "tirtune/measure/timer.h"
 #include "tirtune/measure/verify.h"
 
@@ -94,37 +95,24 @@ struct TimeCli {
   double interpret_below_flops = 2e7;
 };
 
-std::vector<NDArray> CopyAll(const std::vector<NDArray>& arrays) {
-  std::vector<NDArray> out;
-  for (const NDArray& a : arrays) out.push_back(a.Copy());
-  return out;
-}
-
 void RunTime(const TimeCli& opts, const GlobalOptions& global) {
   LoadedFunction f = LoadFunction(opts.input);
   Target target = ParseTargetOrHost(opts.target);
   std::unique_ptr<Kernel> kernel = JitCompile(Lower(f.scheduled), target);
 
   // Verify first: the time of a wrong kernel means nothing.
-  std::vector<NDArray> inputs = MakeRandomArgs(f.original, opts.seed);
-  std::vector<NDArray> expected = CopyAll(inputs);
-  const char* reference;
-  if (f.flops < opts.interpret_below_flops) {
-    Interpret(f.original, expected);
-    reference = "interpreter";
-  } else {
-    JitCompile(Lower(f.original), target)->Run(expected);
-    reference = "unscheduled function, compiled";
-  }
-  std::vector<NDArray> actual = CopyAll(inputs);
+  ReferenceConfig reference_config;
+  reference_config.interpret_below_flops = opts.interpret_below_flops;
+  Reference reference = ComputeReference(f.original, opts.seed, target, reference_config);
+  std::vector<NDArray> actual = MakeRandomArgs(f.original, opts.seed);
   if (int32_t status = kernel->Run(actual); status != 0) {
     TT_USER_ERROR("{}: the kernel returned status {}", f.label, status);
   }
   std::vector<std::string> names;
   for (const Buffer& b : f.original->params) names.push_back(b->name);
-  VerifyResult verified = CompareAll(names, expected, actual);
+  VerifyResult verified = CompareAll(names, reference.expected, actual);
   if (!verified.ok) {
-    TT_USER_ERROR("{}: the compiled kernel is wrong against the {}: {}", f.label, reference,
+    TT_USER_ERROR("{}: the compiled kernel is wrong against the {}: {}", f.label, reference.source,
                   verified.message);
   }
 
@@ -133,7 +121,7 @@ void RunTime(const TimeCli& opts, const GlobalOptions& global) {
   if (global.json) {
     fmt::print("{}\n", nlohmann::json{{"function", f.label},
                                       {"target", target.str()},
-                                      {"verified_against", reference},
+                                      {"verified_against", reference.source},
                                       {"max_abs_error", verified.max_abs_error},
                                       {"median_seconds", t.median},
                                       {"samples", t.seconds},
@@ -148,7 +136,7 @@ void RunTime(const TimeCli& opts, const GlobalOptions& global) {
   fmt::print("{}: {:.4f} ms, {:.1f} GFLOP/s ({} repeats of {} runs, cv {:.1f}%)\n", f.label,
              t.median * 1e3, gflops, t.seconds.size(), t.number, t.cv * 100);
   fmt::print("  verified against the {} (max abs error {:.2g}); compiled in {:.0f} ms for {}\n",
-             reference, verified.max_abs_error, kernel->stats().total_ms(), target.str());
+             reference.source, verified.max_abs_error, kernel->stats().total_ms(), target.str());
 }
 
 }  // namespace

@@ -31,6 +31,7 @@ struct RunnerConfig {
 /// What the runner says about a candidate.
 enum class MeasureStatus {
   kOk,
+  kBuildError,    // lowering or code generation failed (set by Measurer, never by the runner)
   kRuntimeError,  // a signal (named in `signal_name`), an exception or a load failure
   kTimeout,
   kWrongResult,  // max errors in the result

@@ -33,7 +33,8 @@ struct VerifyResult {
 /// dtypes must agree.
 VerifyResult CompareArrays(const std::string& name, const NDArray& expected, const NDArray& actual,
                            const Tolerance& tolerance);
-/// Compares each pair of arrays (names label the messages); stops at the first failing array.
+/// Compares each pair of arrays (names label the messages), skipping a pair whose expected array
+/// is undefined (a parameter not to compare); the message is the first failing array's.
 VerifyResult CompareAll(const std::vector<std::string>& names, const std::vector<NDArray>& expected,
                         const std::vector<NDArray>& actual);
 

@@ -1,0 +1,66 @@
+// The whole measurement of a batch of candidates of one task: build them in parallel (Builder),
+// then verify and time each in the isolated runners (RunnerPool) against the task's reference
+// outputs, computed once per task. Every candidate ends with one MeasureResult; build failures
+// are MeasureStatus::kBuildError.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tirtune/codegen/target.h"
+#include "tirtune/ir/function.h"
+#include "tirtune/measure/builder.h"
+#include "tirtune/measure/reference.h"
+#include "tirtune/measure/runner.h"
+
+namespace tirtune {
+
+/// What every candidate of one function is checked against.
+struct MeasureTask {
+  /// The unscheduled function.
+  PrimFunc original;
+  Target target;
+  /// Parameter i is filled by FillRandom(seed + i) (MakeRandomArgs).
+  uint64_t seed = 1;
+  std::vector<ArgSpec> args;
+  /// One per parameter; undefined for a parameter the function does not write.
+  std::vector<NDArray> expected;
+  /// Where `expected` came from ("interpreter", "unscheduled function, compiled").
+  std::string reference_source;
+};
+
+/// Computes the reference outputs of `original` (ComputeReference). UserError when the function
+/// cannot be run or has non-constant parameter shapes.
+MeasureTask MakeMeasureTask(const PrimFunc& original, const Target& target, uint64_t seed = 1,
+                            const ReferenceConfig& reference = {});
+
+/// Where the time of one Measure call went, in seconds.
+struct MeasureTimes {
+  double build = 0;
+  double run = 0;
+};
+
+class Measurer {
+ public:
+  Measurer(BuilderConfig builder, RunnerConfig runner);
+
+  /// Builds and measures each scheduled function (a schedule of task.original); one result per
+  /// function, in order. Never throws for a candidate's failure.
+  std::vector<MeasureResult> Measure(const MeasureTask& task,
+                                     const std::vector<PrimFunc>& scheduled);
+
+  /// Time spent in the last Measure call, and in all of them.
+  const MeasureTimes& last_times() const { return last_; }
+  const MeasureTimes& total_times() const { return total_; }
+  RunnerPool& runners() { return runners_; }
+  const Builder& builder() const { return builder_; }
+
+ private:
+  Builder builder_;
+  RunnerPool runners_;
+  MeasureTimes last_;
+  MeasureTimes total_;
+};
+
+}  // namespace tirtune

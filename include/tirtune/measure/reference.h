@@ -1,0 +1,38 @@
+// The expected outputs a candidate is verified against: the original (unscheduled) function run
+// on the seeded random inputs every runner draws (MakeRandomArgs), by the interpreter for small
+// functions and, above a FLOP threshold, compiled unscheduled by the same backend.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tirtune/codegen/target.h"
+#include "tirtune/ir/function.h"
+#include "tirtune/support/ndarray.h"
+
+namespace tirtune {
+
+struct ReferenceConfig {
+  /// Below this many FLOPs (EstimateFlops) the interpreter computes the reference; at or above
+  /// it, the unscheduled function compiled for the target. Default 2e7 (a 256³ GEMM is compiled).
+  double interpret_below_flops = 2e7;
+};
+
+struct Reference {
+  /// One entry per parameter: its contents after one run for a parameter the function writes,
+  /// an undefined NDArray for a read-only one (nothing to compare, nothing to ship).
+  std::vector<NDArray> expected;
+  /// "interpreter" or "unscheduled function, compiled".
+  std::string source;
+};
+
+/// The reference outputs of `original` for the inputs MakeRandomArgs(original, seed). Throws
+/// UserError when the function cannot be run (non-constant shapes, unsupported constructs).
+Reference ComputeReference(const PrimFunc& original, uint64_t seed, const Target& target,
+                           const ReferenceConfig& config = {});
+
+/// For each parameter of `func`, whether some statement stores into it.
+std::vector<bool> WrittenParams(const PrimFunc& func);
+
+}  // namespace tirtune

@@ -1,0 +1,65 @@
+// Build, then run: the measurement pipeline of one batch.
+#include "tirtune/measure/measurer.h"
+
+#include <chrono>
+
+namespace tirtune {
+namespace {
+
+double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+MeasureTask MakeMeasureTask(const PrimFunc& original, const Target& target, uint64_t seed,
+                            const ReferenceConfig& reference) {
+  MeasureTask task;
+  task.original = original;
+  task.target = target;
+  task.seed = seed;
+  task.args = ArgSpecsOf(original);
+  Reference ref = ComputeReference(original, seed, target, reference);
+  task.expected = std::move(ref.expected);
+  task.reference_source = std::move(ref.source);
+  return task;
+}
+
+Measurer::Measurer(BuilderConfig builder, RunnerConfig runner)
+    : builder_(std::move(builder)), runners_(std::move(runner)) {}
+
+std::vector<MeasureResult> Measurer::Measure(const MeasureTask& task,
+                                             const std::vector<PrimFunc>& scheduled) {
+  auto start = std::chrono::steady_clock::now();
+  std::vector<BuildResult> built = builder_.Build(scheduled, task.target);
+  last_.build = SecondsSince(start);
+
+  start = std::chrono::steady_clock::now();
+  std::vector<MeasureResult> results(scheduled.size());
+  std::vector<MeasureCandidate> candidates;
+  std::vector<size_t> slots;
+  for (size_t i = 0; i < built.size(); ++i) {
+    if (!built[i].ok()) {
+      results[i].status = MeasureStatus::kBuildError;
+      results[i].message = built[i].message;
+      continue;
+    }
+    MeasureCandidate c;
+    c.object = std::move(built[i].object);
+    c.func_name = built[i].func_name;
+    c.target = task.target.str();
+    c.args = task.args;
+    c.seed = task.seed;
+    c.expected = task.expected;
+    candidates.push_back(std::move(c));
+    slots.push_back(i);
+  }
+  std::vector<MeasureResult> measured = runners_.Measure(candidates);
+  for (size_t j = 0; j < slots.size(); ++j) results[slots[j]] = std::move(measured[j]);
+  last_.run = SecondsSince(start);
+  total_.build += last_.build;
+  total_.run += last_.run;
+  return results;
+}
+
+}  // namespace tirtune

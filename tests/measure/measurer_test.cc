@@ -1,0 +1,204 @@
+// The whole measurement pipeline under planted faults: 1,000 candidates of one task, 10% of them
+// faulty (rejected by lowering, rejected by code generation (float8), a segfault, an endless loop,
+// garbage output), measured in batches as the tuner does. Every candidate ends with its own kind,
+// the good ones all measure ok with samples, and the workers are respawned after each crash or
+// hang.
+#include "tirtune/measure/measurer.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "tirtune/ir/op.h"
+#include "tirtune/ir/parser.h"
+#include "tirtune/ir/stmt.h"
+#include "tirtune/te/workload_registry.h"
+
+namespace tirtune {
+namespace {
+
+// The task: a 16x16x16 GEMM over flat buffers, written in lowered form.
+const char* kGemm = R"(
+@prim_func
+def gemm(A: Buffer((256,), float32), B: Buffer((256,), float32), C: Buffer((256,), float32)):
+    for i in range(16):
+        for j in range(16):
+            C[i * 16 + j] = 0.0
+            for k in range(16):
+                C[i * 16 + j] = C[i * 16 + j] + A[i * 16 + k] * B[k * 16 + j]
+)";
+
+// The same GEMM with the loops interchanged: a different, correct candidate.
+const char* kGemmIkj = R"(
+@prim_func
+def gemm(A: Buffer((256,), float32), B: Buffer((256,), float32), C: Buffer((256,), float32)):
+    for i in range(16):
+        for j in range(16):
+            C[i * 16 + j] = 0.0
+        for k in range(16):
+            for j in range(16):
+                C[i * 16 + j] = C[i * 16 + j] + A[i * 16 + k] * B[k * 16 + j]
+)";
+
+// Stores 4 TiB past the buffer: SIGSEGV.
+const char* kSegfault = R"(
+@prim_func
+def gemm(A: Buffer((256,), float32), B: Buffer((256,), float32), C: Buffer((256,), float32)):
+    for i in range(4):
+        C[i * 1099511627776 + 1099511627776] = A[i]
+)";
+
+const char* kEndless = R"(
+@prim_func
+def gemm(A: Buffer((256,), float32), B: Buffer((256,), float32), C: Buffer((256,), float32)):
+    for i in range(4611686018427387904):
+        C[0] = C[0] * 0.5 + A[1]
+)";
+
+const char* kGarbage = R"(
+@prim_func
+def gemm(A: Buffer((256,), float32), B: Buffer((256,), float32), C: Buffer((256,), float32)):
+    for i in range(256):
+        C[i] = 42.0
+)";
+
+// Lowering rejects the storage-align request (the block has no write 3).
+const char* kBadAlign = R"(
+@prim_func
+def gemm(A: Buffer((256,), float32), B: Buffer((256,), float32), C: Buffer((256,), float32)):
+    for i in range(256):
+        with block("c"):
+            vi = axis.spatial(256, i)
+            reads(A[vi])
+            writes(C[vi])
+            block_attr({"buffer_dim_align": "[[3, 0, 8, 1]]"})
+            C[vi] = A[vi]
+)";
+
+// Rounds through float8, a type the LLVM backend does not have: code generation rejects it.
+PrimFunc ThroughFloat8() {
+  auto i32 = [](int64_t v) { return MakeConst(DataType::Int(32), static_cast<double>(v)); };
+  std::vector<Buffer> params;
+  for (const char* name : {"A", "B", "C"}) {
+    params.emplace_back(name, DataType::Float(32), std::vector<Expr>{i32(256)});
+  }
+  Expr narrow = MakeCast(DataType::Float(8), MakeBufferLoad(params[0], {i32(0)}));
+  return PrimFunc("gemm", params,
+                  MakeBufferStore(params[2], MakeCast(DataType::Float(32), narrow), {i32(0)}));
+}
+
+RunnerConfig FastRunners() {
+  RunnerConfig config;
+  config.num_workers = 2;
+  config.timeout_s = 1;
+  config.timer.warmup = 1;
+  config.timer.repeat = 2;
+  config.timer.min_repeat_ms = 0.05;
+  return config;
+}
+
+TEST(Measurer, TheReferenceOfASmallTaskIsTheInterpreterAndCoversOnlyOutputs) {
+  MeasureTask task = MakeMeasureTask(ParsePrimFunc(kGemm), Target::Host(), 5);
+  EXPECT_EQ(task.reference_source, "interpreter");
+  ASSERT_EQ(task.expected.size(), 3u);
+  EXPECT_FALSE(task.expected[0].defined());
+  EXPECT_FALSE(task.expected[1].defined());
+  EXPECT_TRUE(task.expected[2].defined());
+}
+
+TEST(Measurer, ALargeTaskIsVerifiedAgainstTheUnscheduledFunctionCompiled) {
+  Workload w = MakeWorkload("gemm:64,64,64");
+  ReferenceConfig reference;
+  reference.interpret_below_flops = 1e5;
+  MeasureTask task = MakeMeasureTask(w.func, Target::Host(), 5, reference);
+  EXPECT_EQ(task.reference_source, "unscheduled function, compiled");
+  Measurer measurer(BuilderConfig{}, FastRunners());
+  std::vector<MeasureResult> results = measurer.Measure(task, {w.func});
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].status, MeasureStatus::kOk) << results[0].message;
+}
+
+enum class Plant { kGood, kGoodIkj, kBadAlign, kFloat8, kSegfault, kEndless, kGarbage };
+
+MeasureStatus ExpectedStatus(Plant p) {
+  switch (p) {
+    case Plant::kGood:
+    case Plant::kGoodIkj:
+      return MeasureStatus::kOk;
+    case Plant::kBadAlign:
+    case Plant::kFloat8:
+      return MeasureStatus::kBuildError;
+    case Plant::kSegfault:
+      return MeasureStatus::kRuntimeError;
+    case Plant::kEndless:
+      return MeasureStatus::kTimeout;
+    case Plant::kGarbage:
+      return MeasureStatus::kWrongResult;
+  }
+  return MeasureStatus::kRunnerLost;
+}
+
+TEST(Measurer, AThousandCandidatesWithTenPercentPlantedFaultsAreAllAccountedFor) {
+  const std::map<Plant, PrimFunc> funcs = {
+      {Plant::kGood, ParsePrimFunc(kGemm)},         {Plant::kGoodIkj, ParsePrimFunc(kGemmIkj)},
+      {Plant::kBadAlign, ParsePrimFunc(kBadAlign)}, {Plant::kFloat8, ThroughFloat8()},
+      {Plant::kSegfault, ParsePrimFunc(kSegfault)}, {Plant::kEndless, ParsePrimFunc(kEndless)},
+      {Plant::kGarbage, ParsePrimFunc(kGarbage)}};
+  // 100 faults spread through the run: every tenth candidate, cycling through the kinds (the
+  // endless loops, which each cost a timeout, are rarer).
+  std::vector<Plant> plan;
+  const Plant faults[] = {Plant::kSegfault, Plant::kGarbage, Plant::kBadAlign, Plant::kFloat8,
+                          Plant::kSegfault, Plant::kGarbage, Plant::kBadAlign, Plant::kFloat8,
+                          Plant::kGarbage,  Plant::kEndless};
+  for (int i = 0; i < 1000; ++i) {
+    if (i % 10 == 7) {
+      plan.push_back(faults[(i / 10) % 10]);
+    } else {
+      plan.push_back(i % 2 == 0 ? Plant::kGood : Plant::kGoodIkj);
+    }
+  }
+
+  MeasureTask task = MakeMeasureTask(funcs.at(Plant::kGood), Target::Host(), 11);
+  Measurer measurer(BuilderConfig{}, FastRunners());
+  std::map<MeasureStatus, int> seen;
+  constexpr size_t kBatch = 64;
+  for (size_t begin = 0; begin < plan.size(); begin += kBatch) {
+    std::vector<PrimFunc> batch;
+    for (size_t i = begin; i < std::min(plan.size(), begin + kBatch); ++i) {
+      batch.push_back(funcs.at(plan[i]));
+    }
+    std::vector<MeasureResult> results = measurer.Measure(task, batch);
+    ASSERT_EQ(results.size(), batch.size());
+    for (size_t j = 0; j < results.size(); ++j) {
+      const MeasureResult& r = results[j];
+      Plant p = plan[begin + j];
+      ASSERT_EQ(r.status, ExpectedStatus(p))
+          << "candidate " << begin + j << ": " << MeasureStatusName(r.status) << ": " << r.message;
+      ++seen[r.status];
+      if (r.ok()) {
+        EXPECT_EQ(r.seconds.size(), 2u);
+        EXPECT_GT(r.median, 0);
+      } else {
+        EXPECT_FALSE(r.message.empty()) << "candidate " << begin + j;
+      }
+      if (p == Plant::kSegfault) {
+        EXPECT_EQ(r.signal_name, "SIGSEGV");
+      }
+      if (p == Plant::kGarbage) {
+        EXPECT_GT(r.max_abs_error, 1);
+      }
+    }
+  }
+  EXPECT_EQ(seen[MeasureStatus::kOk], 900);
+  EXPECT_EQ(seen[MeasureStatus::kBuildError], 40);
+  EXPECT_EQ(seen[MeasureStatus::kRuntimeError], 20);
+  EXPECT_EQ(seen[MeasureStatus::kWrongResult], 30);
+  EXPECT_EQ(seen[MeasureStatus::kTimeout], 10);
+  // Two first starts, then one respawn per crash and per timeout.
+  EXPECT_EQ(measurer.runners().spawn_count(), 2 + 20 + 10);
+  EXPECT_GT(measurer.total_times().build, 0);
+  EXPECT_GT(measurer.total_times().run, 0);
+}
+
+}  // namespace
+}  // namespace tirtune
