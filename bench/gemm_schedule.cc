@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "common/gemm_tiling.h"
 #include "tirtune/codegen/build.h"
 #include "tirtune/interp/interpreter.h"
 #include "tirtune/lower/lower.h"
@@ -19,23 +20,6 @@
 
 namespace tirtune {
 namespace {
-
-// The schedule of bench/README: j0 (parallel) / i0 / k / i1 (unrolled 8) / j1 (vectorized 32).
-PrimFunc ScheduleGemm(const PrimFunc& func, int64_t tile_i, int64_t tile_j) {
-  Schedule sch(func);
-  BlockRV c = sch.GetBlock("C");
-  std::vector<LoopRV> loops = sch.GetLoops(c);
-  std::vector<LoopRV> i = sch.Split(loops[0], {std::monostate{}, tile_i});
-  std::vector<LoopRV> j = sch.Split(loops[1], {std::monostate{}, tile_j});
-  sch.Reorder({j[0], i[0], loops[2], i[1], j[1]});
-  BlockRV write_back = sch.CacheWrite(c, 0, StorageScope::kLocal);
-  sch.ReverseComputeAt(write_back, i[0]);
-  sch.DecomposeReduction(c, loops[2]);
-  sch.Parallel(j[0]);
-  sch.Unroll(i[1]);
-  sch.Vectorize(j[1]);
-  return sch.func();
-}
 
 int Main(int argc, char** argv) {
   if (argc < 4) {
@@ -49,7 +33,7 @@ int Main(int argc, char** argv) {
   if (argc > 5) config.min_repeat_ms = std::atof(argv[5]);
 
   Workload w = MakeWorkload(spec);
-  std::unique_ptr<Kernel> kernel = JitCompile(Lower(ScheduleGemm(w.func, 8, 32)), target);
+  std::unique_ptr<Kernel> kernel = JitCompile(Lower(bench::ScheduleGemm(w.func, 8, 32)), target);
   std::unique_ptr<Kernel> reference = JitCompile(Lower(w.func), target);
   std::vector<NDArray> args = MakeRandomArgs(w.func, 1), expected = MakeRandomArgs(w.func, 1);
   kernel->Run(args);

@@ -12,6 +12,15 @@ double SecondsSince(std::chrono::steady_clock::time_point start) {
 
 }  // namespace
 
+TimerConfig TuningTimerConfig() {
+  TimerConfig config;
+  config.warmup = 1;
+  config.repeat = 3;
+  config.min_repeat_ms = 10;
+  config.flush_cache = false;
+  return config;
+}
+
 MeasureTask MakeMeasureTask(const PrimFunc& original, const Target& target, uint64_t seed,
                             const ReferenceConfig& reference) {
   MeasureTask task;

@@ -35,6 +35,10 @@ struct MeasureTask {
 MeasureTask MakeMeasureTask(const PrimFunc& original, const Target& target, uint64_t seed = 1,
                             const ReferenceConfig& reference = {});
 
+/// How the tuner times candidates unless told otherwise: 1 warm-up call, 3 repeats of at least
+/// 10 ms each, no cache flush (cheaper than TimerConfig{}, which is meant for final numbers).
+TimerConfig TuningTimerConfig();
+
 /// Where the time of one Measure call went, in seconds.
 struct MeasureTimes {
   double build = 0;

@@ -1,5 +1,5 @@
-// Timing a function in this process: warm-up, `number` calls per repeat grown until one repeat
-// lasts at least `min_repeat_ms`, `repeat` repeats, optionally flushing the caches in between.
+// Timing a function in this process: warm-up, `number` calls per repeat chosen from the warm-up
+// so a repeat lasts at least `min_repeat_ms`, `repeat` repeats, optionally flushing caches between.
 #pragma once
 
 #include <functional>
@@ -8,12 +8,12 @@
 namespace tirtune {
 
 struct TimerConfig {
-  /// Calls before timing starts. Default 1.
+  /// Calls before timing starts (at least one is made: its time sets `number`). Default 1.
   int warmup = 1;
   /// Timed repeats; each gives one sample. Default 5.
   int repeat = 5;
-  /// A repeat runs the function `number` times, `number` doubling until one repeat lasts this
-  /// long. Default 50 ms.
+  /// A repeat runs the function `number` times, `number` chosen from the fastest warm-up call so
+  /// that one repeat lasts at least this long. Default 50 ms.
   double min_repeat_ms = 50;
   /// Write a buffer larger than the last-level cache before every repeat. Default false.
   bool flush_cache = false;
