@@ -1,0 +1,34 @@
+// Per-store features of a candidate, in the spirit of Ansor's 164: one row per buffer store in
+// the lowered candidate (compute counts weighted by loop extents, loop-kind features, per-buffer
+// access features, the arithmetic-intensity curve, allocation and outer-loop features), values
+// mostly log2(1 + x) scaled. The cost model sums its per-row scores over a candidate's rows.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "tirtune/ir/function.h"
+
+namespace tirtune {
+
+/// Features of one candidate: `rows` rows of kNumFeatures floats, row-major.
+struct FeatureMatrix {
+  size_t rows = 0;
+  std::vector<float> data;
+  const float* row(size_t r) const { return data.data() + r * kNumFeatures; }
+
+  static constexpr size_t kNumFeatures = 164;
+};
+
+/// Features of `lowered` (a function in the lowered form, see tirtune/lower/lower.h). Never
+/// throws for a valid lowered function; a function without stores gives zero rows.
+FeatureMatrix ExtractFeatures(const PrimFunc& lowered);
+
+/// ExtractFeatures of each function, in parallel over `num_threads` (0: hardware threads).
+std::vector<FeatureMatrix> ExtractFeaturesParallel(const std::vector<PrimFunc>& lowered,
+                                                   int num_threads = 0);
+
+/// The name of each of the kNumFeatures columns (for debugging and the docs).
+const std::vector<std::string>& FeatureNames();
+
+}  // namespace tirtune
