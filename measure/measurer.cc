@@ -2,6 +2,7 @@
 #include "tirtune/measure/measurer.h"
 
 #include <chrono>
+#include <fstream>
 
 namespace tirtune {
 namespace {
@@ -11,6 +12,18 @@ double SecondsSince(std::chrono::steady_clock::time_point start) {
 }
 
 }  // namespace
+
+std::string HostDeviceDescription() {
+  std::string model = "unknown CPU";
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  for (std::string line; std::getline(cpuinfo, line);) {
+    if (line.rfind("model name", 0) != 0) continue;
+    size_t colon = line.find(':');
+    if (colon != std::string::npos) model = line.substr(line.find_first_not_of(" \t", colon + 1));
+    break;
+  }
+  return model + " (" + std::to_string(HostCoreCount()) + " cores)";
+}
 
 TimerConfig TuningTimerConfig() {
   TimerConfig config;

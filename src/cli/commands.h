@@ -17,5 +17,6 @@ void AddIrCommand(CLI::App& app, const GlobalOptions& global);
 void AddScheduleCommand(CLI::App& app, const GlobalOptions& global);
 void AddCompileCommands(CLI::App& app, const GlobalOptions& global);
 void AddDbCommand(CLI::App& app, const GlobalOptions& global);
+void AddTuneCommand(CLI::App& app, const GlobalOptions& global);
 
 }  // namespace tirtune::cli

@@ -7,6 +7,7 @@
 
 #include "commands.h"
 #include "tirtune/support/error.h"
+#include "tirtune/support/version.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"tirtune: a tensor-program auto-tuner"};
@@ -14,7 +15,7 @@ int main(int argc, char** argv) {
   // Subcommands copy this setting when created: options they do not know (such as --json) are
   // handed to the parent, so global flags may come before or after the subcommand.
   app.fallthrough();
-  app.set_version_flag("--version", "tirtune 0.1.0");
+  app.set_version_flag("--version", tirtune::kProgramVersion);
   tirtune::cli::GlobalOptions global;
   app.add_flag("--json", global.json, "print machine-readable JSON")->configurable(false);
   tirtune::cli::AddWorkloadCommand(app, global);
@@ -22,6 +23,7 @@ int main(int argc, char** argv) {
   tirtune::cli::AddScheduleCommand(app, global);
   tirtune::cli::AddCompileCommands(app, global);
   tirtune::cli::AddDbCommand(app, global);
+  tirtune::cli::AddTuneCommand(app, global);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -39,6 +39,9 @@ MeasureTask MakeMeasureTask(const PrimFunc& original, const Target& target, uint
 /// 10 ms each, no cache flush (cheaper than TimerConfig{}, which is meant for final numbers).
 TimerConfig TuningTimerConfig();
 
+/// The host as records name their device: "<CPU model name> (<N> cores)".
+std::string HostDeviceDescription();
+
 /// Where the time of one Measure call went, in seconds.
 struct MeasureTimes {
   double build = 0;

@@ -42,6 +42,8 @@ inline constexpr const char* kAnnParallel = "meta_schedule.parallel";
 inline constexpr const char* kAnnVectorize = "meta_schedule.vectorize";
 inline constexpr const char* kAnnUnrollExplicit = "meta_schedule.unroll_explicit";
 inline constexpr const char* kAnnTilingStructure = "meta_schedule.tiling_structure";
+/// Set by AddRFactor on a reduction whose rfactor block RandomComputeLocation should also place.
+inline constexpr const char* kAnnRandomComputeProducer = "meta_schedule.random_compute_producer";
 
 /// A schedule rule: applied to one block of a schedule, it returns the schedules that continue
 /// from it (one for a deterministic rule, several when it forks the space, the input unchanged when
@@ -64,7 +66,8 @@ class Postproc {
 
 /// A mutator: a new trace differing from `trace` in one sampling decision (or, for
 /// MutateParallel, one annotation), or nullopt when it finds nothing to change. The trace has no
-/// postprocessing steps; the caller replays it and runs the postprocessors again.
+/// postprocessing steps; the caller replays it and runs the postprocessors again. Apply may be
+/// called from several threads at once.
 class Mutator {
  public:
   virtual ~Mutator() = default;

@@ -1,0 +1,123 @@
+// The tuning loop: for each task, design spaces and a search strategy; then, batch after batch,
+// the task scheduler picks a task, its strategy proposes candidates, the Measurer builds, verifies
+// and times them, every result (failures included) is committed to the database in one
+// transaction, and the cost model learns from it. Interrupting loses nothing committed; a resumed
+// run counts the records already stored and warm-starts from the best of them.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tirtune/codegen/target.h"
+#include "tirtune/database/database.h"
+#include "tirtune/ir/function.h"
+#include "tirtune/measure/measurer.h"
+#include "tirtune/search/cost_model.h"
+#include "tirtune/search/strategy.h"
+
+namespace tirtune {
+
+struct TuneTask {
+  /// How the task is shown, e.g. "gemm:512,512,512".
+  std::string name;
+  PrimFunc func;
+  /// How many times the function is used (weights the task scheduler). Default 1.
+  double weight = 1;
+  /// FLOPs of one run, for GFLOP/s; 0: EstimateFlops(func).
+  double flops = 0;
+};
+
+/// The state after a batch, for progress displays.
+struct TuneProgress {
+  std::string task;
+  /// Trials measured in this run, over all tasks, and the run's budget.
+  int trials_done = 0;
+  int trials_total = 0;
+  /// The task's best median so far (this run or the database), if any.
+  std::optional<double> best_seconds;
+  double best_gflops = 0;
+  /// Ok and failed candidates in the last batch.
+  int batch_ok = 0;
+  int batch_failed = 0;
+  double elapsed_seconds = 0;
+  /// Estimated seconds to the end of the budget.
+  double eta_seconds = 0;
+};
+
+struct TuneOptions {
+  Target target = Target::Host();
+  /// Trials in this run, over all tasks (with `resume`: including those already stored).
+  int max_trials = 1000;
+  /// Candidates per batch. Default 64.
+  int trials_per_round = 64;
+  /// "evolutionary" (default) or "replay".
+  std::string strategy = "evolutionary";
+  /// "xgb" (default) or "random".
+  std::string cost_model = "xgb";
+  /// "gradient" (default) or "round-robin".
+  std::string task_scheduler = "gradient";
+  /// Count the records already stored for each task against its share of the budget.
+  bool resume = false;
+  uint64_t seed = 1;
+  /// Train the cost model on the records already in the database before the first batch.
+  bool pretrain = true;
+  /// Path of a cost model to load first (and save at the end); empty for none.
+  std::string model_path;
+  BuilderConfig builder;
+  /// Default: one worker with TuningTimerConfig().
+  RunnerConfig runner = [] {
+    RunnerConfig r;
+    r.timer = TuningTimerConfig();
+    return r;
+  }();
+  EvolutionaryConfig evolutionary;
+  XGBoostConfig xgboost;
+  /// Called after every batch.
+  std::function<void(const TuneProgress&)> on_progress;
+  /// Receives log lines (one per event, no newline).
+  std::function<void(const std::string&)> log;
+  /// When set to true (e.g. by a signal handler) the run stops after the current batch.
+  const std::atomic<bool>* stop = nullptr;
+};
+
+struct TaskResult {
+  std::string name;
+  WorkloadId workload = -1;
+  double flops = 0;
+  /// Trials measured in this run.
+  int trials = 0;
+  /// Records already stored when the run started.
+  size_t trials_before = 0;
+  /// Counts by RecordStatusName over this run's trials.
+  std::map<std::string, int> status_counts;
+  /// The best median over this run and the database, and its record's trace.
+  std::optional<double> best_seconds;
+  nlohmann::json best_trace;
+  /// Why the task stopped: "budget", "exhausted", "interrupted".
+  std::string stopped;
+};
+
+struct TuneResult {
+  std::vector<TaskResult> tasks;
+  double seconds = 0;
+  /// Where the time went: generating candidates (search), compiling, running.
+  double search_seconds = 0;
+  double build_seconds = 0;
+  double run_seconds = 0;
+  bool interrupted = false;
+};
+
+/// Tunes `tasks` into `db`. UserError for bad options or a task that cannot be tuned at all
+/// (non-constant shapes, a function the reference cannot run); a candidate's failure is a record.
+TuneResult Tune(const std::vector<TuneTask>& tasks, Database& db, const TuneOptions& options);
+
+/// The schedule of `func` recorded by `trace_json` (postprocessing included), or nullopt when the
+/// trace no longer replays.
+std::optional<Schedule> ReplayRecord(const PrimFunc& func, const nlohmann::json& trace_json);
+
+}  // namespace tirtune

@@ -1,0 +1,299 @@
+// The tuning loop (see tune.h): set up every task, then batches until the budget is spent, the
+// spaces are exhausted or the caller asks to stop.
+#include "tirtune/search/tune.h"
+
+#include <fmt/core.h>
+
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <limits>
+
+#include "tirtune/ir/flop_count.h"
+#include "tirtune/search/task_scheduler.h"
+#include "tirtune/support/error.h"
+#include "tirtune/support/version.h"
+
+namespace tirtune {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+double SecondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+RecordStatus ToRecordStatus(MeasureStatus status) {
+  switch (status) {
+    case MeasureStatus::kOk:
+      return RecordStatus::kOk;
+    case MeasureStatus::kBuildError:
+      return RecordStatus::kBuildError;
+    case MeasureStatus::kRuntimeError:
+      return RecordStatus::kRuntimeError;
+    case MeasureStatus::kTimeout:
+      return RecordStatus::kTimeout;
+    case MeasureStatus::kWrongResult:
+      return RecordStatus::kWrongResult;
+    case MeasureStatus::kRunnerLost:
+      return RecordStatus::kRunnerLost;
+  }
+  return RecordStatus::kRunnerLost;
+}
+
+// What went wrong, as stored with a failed record.
+std::string ErrorText(const MeasureResult& r) {
+  std::string text = r.message;
+  if (r.status == MeasureStatus::kWrongResult) {
+    text += fmt::format(" (max abs error {:.3g}, max rel error {:.3g})", r.max_abs_error,
+                        r.max_rel_error);
+  }
+  return text;
+}
+
+struct TaskState {
+  TaskResult result;
+  PrimFunc func;
+  MeasureTask measure;
+  std::unique_ptr<SearchStrategy> strategy;
+  std::string model_group;  // the cost model's task key: the workload's structural hash
+};
+
+void CheckOptions(const TuneOptions& o) {
+  if (o.max_trials < 1)
+    throw UserError(fmt::format("--trials must be positive, got {}", o.max_trials));
+  if (o.trials_per_round < 1) {
+    throw UserError(fmt::format("trials per round must be positive, got {}", o.trials_per_round));
+  }
+  if (o.strategy != "evolutionary" && o.strategy != "replay") {
+    throw UserError(fmt::format("unknown strategy '{}' (evolutionary or replay)", o.strategy));
+  }
+  if (o.cost_model != "xgb" && o.cost_model != "random") {
+    throw UserError(fmt::format("unknown cost model '{}' (xgb or random)", o.cost_model));
+  }
+  if (o.task_scheduler != "gradient" && o.task_scheduler != "round-robin") {
+    throw UserError(
+        fmt::format("unknown task scheduler '{}' (gradient or round-robin)", o.task_scheduler));
+  }
+}
+
+}  // namespace
+
+std::optional<Schedule> ReplayRecord(const PrimFunc& func, const nlohmann::json& trace_json) {
+  try {
+    Schedule sch(func);
+    Trace::FromJson(trace_json).ApplyTo(sch);
+    return sch;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+TuneResult Tune(const std::vector<TuneTask>& tasks, Database& db, const TuneOptions& options) {
+  CheckOptions(options);
+  if (tasks.empty()) throw UserError("nothing to tune: no task given");
+  auto start = Clock::now();
+  auto log = [&](const std::string& line) {
+    if (options.log) options.log(line);
+  };
+  const std::string target = CanonicalTarget(options.target.str());
+  const std::string device = HostDeviceDescription();
+
+  // Step 1. The space, the cost model, the measurer.
+  CpuSpaceConfig space_config = CpuSpaceConfig::For(options.target);
+  SpaceGenerator space = SpaceGenerator::DefaultCpu(space_config);
+  std::unique_ptr<CostModel> model = options.cost_model == "xgb" ? MakeXGBoostModel(options.xgboost)
+                                                                 : MakeRandomModel(options.seed);
+  if (!options.model_path.empty() && std::ifstream(options.model_path).good()) {
+    model->Load(options.model_path);
+    log(fmt::format("loaded the cost model from {} ({} samples)", options.model_path,
+                    model->num_samples()));
+  }
+  FeatureFn features = LoweredFeatures(options.builder.num_jobs);
+  Measurer measurer(options.builder, options.runner);
+  TuneResult out;
+
+  // Step 2. Every task: its workload, what is already stored, its reference and its strategy.
+  std::vector<TaskState> states;
+  std::vector<CostSample> pretrain;
+  size_t stored_total = 0;
+  for (size_t t = 0; t < tasks.size(); ++t) {
+    const TuneTask& task = tasks[t];
+    TaskState s;
+    s.func = task.func;
+    s.result.name = task.name;
+    s.result.flops = task.flops > 0 ? task.flops : EstimateFlops(task.func);
+    WorkloadEntry entry = db.CommitWorkload(task.func);
+    s.result.workload = entry.id;
+    s.model_group = entry.shash;
+
+    std::unordered_set<std::string> measured;
+    std::vector<Schedule> replayed;
+    std::vector<double> replayed_secs;
+    for (const TuningRecord& r : db.RecordsOf(entry.id)) {
+      if (r.target != target) continue;
+      ++s.result.trials_before;
+      std::optional<Schedule> sch = ReplayRecord(task.func, r.trace);
+      if (!sch) continue;
+      measured.insert(CandidateKey(*sch));
+      if (r.status == RecordStatus::kBuildError) continue;
+      replayed.push_back(std::move(*sch));
+      replayed_secs.push_back(r.status == RecordStatus::kOk && r.median_secs ? *r.median_secs
+                                                                             : kInf);
+    }
+    stored_total += s.result.trials_before;
+    if (options.pretrain && !replayed.empty()) {
+      std::vector<FeatureMatrix> f = features(replayed);
+      for (size_t i = 0; i < replayed.size(); ++i) {
+        pretrain.push_back(CostSample{s.model_group, std::move(f[i]), replayed_secs[i]});
+      }
+    }
+
+    std::vector<std::pair<Schedule, double>> warm;
+    size_t warm_k = static_cast<size_t>(options.evolutionary.population_size *
+                                        options.evolutionary.init_measured_ratio);
+    for (const TuningRecord& r : db.TopK(entry.id, target, std::max<size_t>(warm_k, 1))) {
+      if (!s.result.best_seconds || *r.median_secs < *s.result.best_seconds) {
+        s.result.best_seconds = r.median_secs;
+        s.result.best_trace = r.trace;
+      }
+      if (std::optional<Schedule> sch = ReplayRecord(task.func, r.trace)) {
+        warm.emplace_back(std::move(*sch), *r.median_secs);
+      }
+    }
+
+    s.measure = MakeMeasureTask(task.func, options.target, options.seed);
+    std::vector<Schedule> spaces = space.GenerateDesignSpaces(task.func, options.seed + t);
+    if (options.strategy == "evolutionary") {
+      s.strategy = MakeEvolutionarySearch(&space, model.get(), features, options.evolutionary,
+                                          options.seed + 7919 * (t + 1));
+    } else {
+      s.strategy = MakeReplayTrace(&space, options.seed + 7919 * (t + 1));
+    }
+    s.strategy->PreTuning(task.func, spaces, warm, measured);
+    log(fmt::format("task {} '{}': workload {}, {} design space(s), {} record(s) stored, best {}",
+                    t, task.name, entry.id, spaces.size(), s.result.trials_before,
+                    s.result.best_seconds ? fmt::format("{:.4f} ms", *s.result.best_seconds * 1e3)
+                                          : std::string("none")));
+    states.push_back(std::move(s));
+  }
+  if (!pretrain.empty()) {
+    model->Update(pretrain);
+    log(fmt::format("cost model trained on {} stored record(s)", pretrain.size()));
+  }
+
+  // Step 3. Batches until the budget is spent.
+  int budget = options.max_trials;
+  if (options.resume) budget -= static_cast<int>(std::min<size_t>(stored_total, budget));
+  std::vector<double> weights;
+  for (const TuneTask& t : tasks) weights.push_back(t.weight);
+  std::unique_ptr<TaskScheduler> scheduler = options.task_scheduler == "gradient"
+                                                 ? MakeGradientBased(weights, 0.2, 3, options.seed)
+                                                 : MakeRoundRobin(tasks.size());
+  int done = 0;
+  while (done < budget) {
+    if (options.stop != nullptr && options.stop->load()) {
+      out.interrupted = true;
+      break;
+    }
+    int t = scheduler->NextTask();
+    if (t < 0) break;
+    TaskState& s = states[t];
+    int n = std::min(options.trials_per_round, budget - done);
+
+    auto search_start = Clock::now();
+    std::vector<Schedule> candidates = s.strategy->GenerateMeasureCandidates(n);
+    out.search_seconds += SecondsSince(search_start);
+    if (candidates.empty()) {
+      s.result.stopped = "exhausted";
+      scheduler->Terminate(t);
+      log(fmt::format("task '{}': no new candidate; its space is exhausted", s.result.name));
+      continue;
+    }
+
+    std::vector<PrimFunc> funcs;
+    for (const Schedule& c : candidates) funcs.push_back(c.func());
+    std::vector<MeasureResult> results = measurer.Measure(s.measure, funcs);
+    out.build_seconds += measurer.last_times().build;
+    out.run_seconds += measurer.last_times().run;
+
+    // Every result is stored, failures included, in one transaction.
+    std::vector<TuningRecord> records;
+    std::vector<double> seconds;
+    std::vector<Schedule> learnable;
+    std::vector<double> learnable_secs;
+    int ok = 0;
+    for (size_t i = 0; i < results.size(); ++i) {
+      const MeasureResult& r = results[i];
+      TuningRecord rec;
+      rec.workload = s.result.workload;
+      rec.target = target;
+      rec.trace = candidates[i].trace().ToJson();
+      rec.status = ToRecordStatus(r.status);
+      if (r.ok()) rec.run_secs = r.seconds;
+      if (!r.ok()) rec.error = ErrorText(r);
+      rec.device = device;
+      rec.program_version = kProgramVersion;
+      records.push_back(std::move(rec));
+      ++s.result.status_counts[std::string(RecordStatusName(ToRecordStatus(r.status)))];
+      seconds.push_back(r.ok() ? r.median : kInf);
+      if (r.ok()) {
+        ++ok;
+        if (!s.result.best_seconds || r.median < *s.result.best_seconds) {
+          s.result.best_seconds = r.median;
+          s.result.best_trace = records.back().trace;
+        }
+      }
+      if (r.status != MeasureStatus::kBuildError) {
+        learnable.push_back(candidates[i]);
+        learnable_secs.push_back(seconds.back());
+      }
+    }
+    db.CommitRecords(records);
+    s.result.trials += static_cast<int>(candidates.size());
+    done += static_cast<int>(candidates.size());
+
+    auto learn_start = Clock::now();
+    std::vector<FeatureMatrix> f = features(learnable);
+    std::vector<CostSample> samples;
+    for (size_t i = 0; i < learnable.size(); ++i) {
+      samples.push_back(CostSample{s.model_group, std::move(f[i]), learnable_secs[i]});
+    }
+    model->Update(samples);
+    s.strategy->NotifyRunnerResults(candidates, seconds);
+    out.search_seconds += SecondsSince(learn_start);
+    scheduler->Notify(t, s.result.best_seconds.value_or(kInf));
+
+    TuneProgress p;
+    p.task = s.result.name;
+    p.trials_done = done;
+    p.trials_total = budget;
+    p.best_seconds = s.result.best_seconds;
+    p.best_gflops = s.result.best_seconds ? s.result.flops / *s.result.best_seconds / 1e9 : 0;
+    p.batch_ok = ok;
+    p.batch_failed = static_cast<int>(candidates.size()) - ok;
+    p.elapsed_seconds = SecondsSince(start);
+    p.eta_seconds = p.elapsed_seconds / done * (budget - done);
+    log(fmt::format(
+        "task '{}': {} candidate(s), {} ok, {} failed; trials {}/{}; best {}; search {:.1f} s, "
+        "build {:.1f} s, run {:.1f} s so far",
+        s.result.name, candidates.size(), ok, p.batch_failed, done, budget,
+        s.result.best_seconds
+            ? fmt::format("{:.4f} ms ({:.1f} GFLOP/s)", *s.result.best_seconds * 1e3, p.best_gflops)
+            : std::string("none"),
+        out.search_seconds, out.build_seconds, out.run_seconds));
+    if (options.on_progress) options.on_progress(p);
+  }
+
+  // Step 4. Wrap up.
+  for (TaskState& s : states) {
+    if (s.result.stopped.empty()) s.result.stopped = out.interrupted ? "interrupted" : "budget";
+    out.tasks.push_back(std::move(s.result));
+  }
+  if (!options.model_path.empty()) model->Save(options.model_path);
+  out.seconds = SecondsSince(start);
+  return out;
+}
+
+}  // namespace tirtune

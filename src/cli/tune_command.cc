@@ -1,0 +1,196 @@
+// `tirtune tune`: tunes workloads of the operator library or functions of .tir files into a
+// database, with a live progress line (periodic log lines when stderr is not a terminal), a log
+// file, and Ctrl-C that stops after the current batch, keeping everything committed.
+#include <fmt/core.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <ctime>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "commands.h"
+#include "file_text.h"
+#include "tirtune/database/database.h"
+#include "tirtune/ir/parser.h"
+#include "tirtune/search/tune.h"
+#include "tirtune/te/workload_registry.h"
+
+namespace tirtune::cli {
+namespace {
+
+std::atomic<bool> g_stop{false};
+
+void OnInterrupt(int) {
+  g_stop.store(true);
+  // A second Ctrl-C ends the process at once (what is committed stays committed).
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
+}
+
+struct TuneCli {
+  std::vector<std::string> workloads;
+  std::vector<std::string> ir_files;
+  std::string target;
+  std::string db = "tirtune.db";
+  std::string log_file;
+  std::string model_file;
+  bool resume = false;
+  TuneOptions options;
+};
+
+std::string Duration(double seconds) {
+  int s = static_cast<int>(seconds + 0.5);
+  if (s >= 3600) return fmt::format("{}h{:02}m", s / 3600, s / 60 % 60);
+  if (s >= 60) return fmt::format("{}m{:02}s", s / 60, s % 60);
+  return fmt::format("{}s", s);
+}
+
+std::string Timestamp() {
+  std::time_t now = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", std::localtime(&now));
+  return buf;
+}
+
+std::vector<TuneTask> LoadTasks(const TuneCli& opts) {
+  std::vector<TuneTask> tasks;
+  for (const std::string& spec : opts.workloads) {
+    Workload w = MakeWorkload(spec);
+    tasks.push_back(TuneTask{w.spec, w.func, 1, w.flops});
+  }
+  for (const std::string& file : opts.ir_files) {
+    PrimFunc f = ParsePrimFunc(ReadTextFile(file), file);
+    tasks.push_back(TuneTask{file, f, 1, 0});
+  }
+  if (tasks.empty()) throw UserError("nothing to tune: give --workload NAME:ARGS or --ir FILE.tir");
+  return tasks;
+}
+
+void RunTune(TuneCli& opts, const GlobalOptions& global) {
+  std::vector<TuneTask> tasks = LoadTasks(opts);
+  TuneOptions options = opts.options;
+  options.target = opts.target.empty() ? Target::Host() : Target::Parse(opts.target);
+  options.resume = opts.resume;
+  options.model_path = opts.model_file;
+  std::unique_ptr<Database> db = OpenDatabase(opts.db);
+
+  // Log lines go to the log file, and to stderr when there is no live progress line.
+  std::string log_path = opts.log_file;
+  if (log_path.empty() && opts.db != ":memory:") log_path = opts.db + ".log";
+  std::ofstream log_stream;
+  if (!log_path.empty()) {
+    log_stream.open(log_path, std::ios::app);
+    if (!log_stream) throw UserError(fmt::format("cannot write the log file '{}'", log_path));
+  }
+  const bool live = isatty(STDERR_FILENO) != 0 && !global.json;
+  options.log = [&](const std::string& line) {
+    if (log_stream) log_stream << Timestamp() << ' ' << line << std::endl;
+    if (!live && !global.json) fmt::print(stderr, "{}\n", line);
+  };
+  if (live) {
+    options.on_progress = [&](const TuneProgress& p) {
+      std::string best = p.best_seconds ? fmt::format("{:.4f} ms, {:.1f} GFLOP/s",
+                                                      *p.best_seconds * 1e3, p.best_gflops)
+                                        : std::string("no valid kernel yet");
+      fmt::print(stderr, "\r\033[K[{}/{}] {}: best {} | elapsed {}, ETA {}", p.trials_done,
+                 p.trials_total, p.task, best, Duration(p.elapsed_seconds),
+                 Duration(p.eta_seconds));
+    };
+  }
+  options.log(fmt::format("tirtune tune: {} task(s), {} trials, target '{}', database {}",
+                          tasks.size(), options.max_trials, options.target.str(), db->Describe()));
+
+  g_stop.store(false);
+  options.stop = &g_stop;
+  std::signal(SIGINT, OnInterrupt);
+  std::signal(SIGTERM, OnInterrupt);
+  TuneResult result = Tune(tasks, *db, options);
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
+  if (live) fmt::print(stderr, "\n");
+  options.log(fmt::format("done in {:.1f} s (search {:.1f} s, build {:.1f} s, run {:.1f} s){}",
+                          result.seconds, result.search_seconds, result.build_seconds,
+                          result.run_seconds, result.interrupted ? ", interrupted" : ""));
+
+  if (global.json) {
+    nlohmann::json tasks_json = nlohmann::json::array();
+    for (const TaskResult& t : result.tasks) {
+      nlohmann::json j = {{"task", t.name},
+                          {"workload_id", t.workload},
+                          {"trials", t.trials},
+                          {"trials_before", t.trials_before},
+                          {"statuses", t.status_counts},
+                          {"stopped", t.stopped},
+                          {"flops", t.flops}};
+      if (t.best_seconds) {
+        j["best_seconds"] = *t.best_seconds;
+        j["best_gflops"] = t.flops / *t.best_seconds / 1e9;
+        j["best_trace"] = t.best_trace;
+      }
+      tasks_json.push_back(std::move(j));
+    }
+    fmt::print("{}\n", nlohmann::json{{"target", options.target.str()},
+                                      {"database", opts.db},
+                                      {"seconds", result.seconds},
+                                      {"search_seconds", result.search_seconds},
+                                      {"build_seconds", result.build_seconds},
+                                      {"run_seconds", result.run_seconds},
+                                      {"interrupted", result.interrupted},
+                                      {"tasks", tasks_json}}
+                           .dump(2));
+    return;
+  }
+  for (const TaskResult& t : result.tasks) {
+    std::string statuses;
+    for (const auto& [name, count] : t.status_counts) {
+      statuses += fmt::format("{}{} {}", statuses.empty() ? "" : ", ", count, name);
+    }
+    if (t.best_seconds) {
+      fmt::print("{}: best {:.4f} ms, {:.1f} GFLOP/s after {} trial(s) ({}); stopped: {}\n", t.name,
+                 *t.best_seconds * 1e3, t.flops / *t.best_seconds / 1e9, t.trials,
+                 statuses.empty() ? "none this run" : statuses, t.stopped);
+    } else {
+      fmt::print("{}: no valid kernel after {} trial(s) ({}); stopped: {}\n", t.name, t.trials,
+                 statuses.empty() ? "none" : statuses, t.stopped);
+    }
+  }
+  if (result.interrupted) {
+    fmt::print("interrupted: every measured batch is in {}; continue with --resume\n", opts.db);
+  }
+}
+
+}  // namespace
+
+void AddTuneCommand(CLI::App& app, const GlobalOptions& global) {
+  auto opts = std::make_shared<TuneCli>();
+  CLI::App* cmd = app.add_subcommand("tune", "search for the fastest schedule of functions");
+  cmd->add_option("--workload", opts->workloads, "NAME:ARGS of the operator library (repeatable)");
+  cmd->add_option("--ir", opts->ir_files, "a .tir file holding one function (repeatable)");
+  cmd->add_option("--target", opts->target, "e.g. \"llvm -num-cores=2\"; default: host");
+  cmd->add_option("--trials", opts->options.max_trials, "trials in all, over all tasks")
+      ->required();
+  cmd->add_option("--db", opts->db, "the tuning database (.db, .sqlite, .jsonl)")
+      ->capture_default_str();
+  cmd->add_flag("--resume", opts->resume, "count the trials already stored against --trials");
+  cmd->add_option("--seed", opts->options.seed, "random seed")->capture_default_str();
+  cmd->add_option("--strategy", opts->options.strategy, "evolutionary or replay")
+      ->capture_default_str();
+  cmd->add_option("--cost-model", opts->options.cost_model, "xgb or random")->capture_default_str();
+  cmd->add_option("--task-scheduler", opts->options.task_scheduler, "gradient or round-robin")
+      ->capture_default_str();
+  cmd->add_option("--trials-per-round", opts->options.trials_per_round, "candidates per batch")
+      ->capture_default_str();
+  cmd->add_option("--jobs", opts->options.builder.num_jobs,
+                  "parallel compilations (default: hardware threads)");
+  cmd->add_option("--timeout", opts->options.runner.timeout_s, "seconds per candidate run")
+      ->capture_default_str();
+  cmd->add_option("--log", opts->log_file, "log file (default: DB.log)");
+  cmd->add_option("--model", opts->model_file, "load the cost model from, and save it to, FILE");
+  cmd->callback([opts, &global] { RunTune(*opts, global); });
+}
+
+}  // namespace tirtune::cli
