@@ -117,7 +117,15 @@ std::vector<RVRef> ApplyAnnotate(Schedule& sch, const std::vector<InstInput>& in
                                  const json& attrs, const json&) {
   RVRef r = InputRV(in, 0);
   const std::string key = attrs.at("key").get<std::string>();
-  if (r.kind == RVKind::kLoop) {
+  if (in.size() > 1) {  // the value is a sampled integer
+    RVRef value = InputRV(in, 1);
+    TT_ICHECK(value.kind == RVKind::kExpr, "annotation value input is not an expression");
+    if (r.kind == RVKind::kLoop) {
+      sch.Annotate(LoopRV{r.id}, key, ExprRV{value.id});
+    } else {
+      sch.Annotate(BlockRV{r.id}, key, ExprRV{value.id});
+    }
+  } else if (r.kind == RVKind::kLoop) {
     sch.Annotate(LoopRV{r.id}, key, attrs.at("value"));
   } else {
     sch.Annotate(BlockRV{r.id}, key, attrs.at("value"));

@@ -130,6 +130,10 @@ class Schedule {
   // ---- Annotations. Values are integers, floats or strings.
   void Annotate(LoopRV loop, const std::string& key, const nlohmann::json& value);
   void Annotate(BlockRV block, const std::string& key, const nlohmann::json& value);
+  /// The value is a sampled integer; the trace records `value` as an input, so a replay with
+  /// another decision for it annotates the new value.
+  void Annotate(LoopRV loop, const std::string& key, ExprRV value);
+  void Annotate(BlockRV block, const std::string& key, ExprRV value);
   void Unannotate(LoopRV loop, const std::string& key);
   void Unannotate(BlockRV block, const std::string& key);
 

@@ -1,6 +1,7 @@
 // annotate / unannotate: attach or remove a key-value annotation on a loop or a block. Values
 // are integers (int64), floats (float64) or strings; annotations steer later passes, e.g.
-// "pragma_auto_unroll_max_step" for the unroller.
+// "pragma_auto_unroll_max_step" for the unroller. A value may also be a sampled integer (an
+// ExprRV), recorded as the instruction's second input instead of the "value" attribute.
 #include <fmt/format.h>
 
 #include "tirtune/ir/op.h"
@@ -54,6 +55,24 @@ void Schedule::Annotate(BlockRV block_rv, const std::string& key, const nlohmann
   if (check_only_) return;
   state_.Replace(realize, BlockWithAnnotations(realize, std::move(annotations)));
   Record("Annotate", {block_rv.ref()}, {{"key", key}, {"value", value}}, {});
+}
+
+void Schedule::Annotate(LoopRV loop_rv, const std::string& key, ExprRV value) {
+  const ForNode* loop = Get(loop_rv);
+  Annotations annotations = loop->annotations;
+  annotations[key] = IntImm(DataType::Index(), Get(value));
+  if (check_only_) return;
+  state_.Replace(loop, LoopWithAnnotations(loop, std::move(annotations)));
+  Record("Annotate", {loop_rv.ref(), value.ref()}, {{"key", key}}, {});
+}
+
+void Schedule::Annotate(BlockRV block_rv, const std::string& key, ExprRV value) {
+  const BlockRealizeNode* realize = Get(block_rv);
+  Annotations annotations = realize->block->annotations;
+  annotations[key] = IntImm(DataType::Index(), Get(value));
+  if (check_only_) return;
+  state_.Replace(realize, BlockWithAnnotations(realize, std::move(annotations)));
+  Record("Annotate", {block_rv.ref(), value.ref()}, {{"key", key}}, {});
 }
 
 void Schedule::Unannotate(LoopRV loop_rv, const std::string& key) {

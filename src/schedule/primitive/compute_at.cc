@@ -37,6 +37,7 @@
 #include <unordered_set>
 
 #include "block_checks.h"
+#include "compute_inline.h"
 #include "leaf_block_removal.h"
 #include "tirtune/arith/int_set.h"
 #include "tirtune/ir/functor.h"
@@ -84,11 +85,11 @@ static void ComputeAtImpl(ScheduleState* state, const BlockRealizeNode* realize,
                           bool check_only);
 
 void Schedule::ComputeAt(BlockRV block, LoopRV loop, bool preserve_unit_loops, int index) {
+  // At the inline location the block is inlined, but the step is recorded as a compute_at of the
+  // sampled location, so that a replay with another location decision moves the block instead.
   if (LocationOf(loop) == -2) {
-    ComputeInline(block);
-    return;
-  }
-  if (LocationOf(loop) == 0) {
+    InlineBlock(this, block);
+  } else if (LocationOf(loop) == 0) {
     ComputeAtImpl(&state_, Get(block), Get(loop), preserve_unit_loops, index, /*reverse=*/false,
                   check_only_);
   }

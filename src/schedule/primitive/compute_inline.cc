@@ -25,6 +25,8 @@
 //         vi = axis.spatial(16, i)
 //         reads(B[vi])
 //         C[vi] = B[vi] + 1.0
+#include "compute_inline.h"
+
 #include <fmt/format.h>
 
 #include <unordered_set>
@@ -180,8 +182,9 @@ class ComputeInliner : public LeafRemovingMutator {
 
 }  // namespace
 
-void Schedule::ComputeInline(BlockRV block_rv) {
-  const BlockRealizeNode* realize = Get(block_rv);
+void InlineBlock(Schedule* sch, BlockRV block_rv) {
+  const ScheduleState& state = sch->state();
+  const BlockRealizeNode* realize = sch->Get(block_rv);
   // Step 1. The block computes one element of B per iterator value, from those iterators.
   CheckSpatialBlock(realize, kPrimitive);
   CheckTrivialPredicate(realize, kPrimitive);
@@ -198,7 +201,7 @@ void Schedule::ComputeInline(BlockRV block_rv) {
   if (LoadsBuffer(store->value, buffer)) throw SelfReadError(realize);
 
   // Step 2. B is private to this producer and its leaf readers.
-  CheckIntermediate(func(), buffer, realize, kPrimitive);
+  CheckIntermediate(sch->func(), buffer, realize, kPrimitive);
   for (size_t d = 0; d < index_vars.size(); ++d) {
     const Range* dom = &FindIterVar(realize->block.get(), index_vars[d])->dom;
     arith::Analyzer analyzer;
@@ -207,20 +210,24 @@ void Schedule::ComputeInline(BlockRV block_rv) {
       throw PartialWriteError(realize, buffer->name, index_vars[d]->name);
     }
   }
-  for (const BlockRealizeNode* writer : BlocksWriting(state_, buffer)) {
+  for (const BlockRealizeNode* writer : BlocksWriting(state, buffer)) {
     if (writer != realize) throw MultipleWritersError(realize, writer, buffer->name);
   }
-  for (const BlockRealizeNode* reader : BlocksReading(state_, buffer)) {
+  for (const BlockRealizeNode* reader : BlocksReading(state, buffer)) {
     if (HasChildBlocks(reader)) throw NonLeafReaderError(realize, reader);
   }
 
   // Step 3. Removing the block leaves its scope non-empty.
-  LeafBlockRemoval removal = PlanLeafBlockRemoval(state_, realize, kPrimitive);
-  if (check_only_) return;
+  LeafBlockRemoval removal = PlanLeafBlockRemoval(state, realize, kPrimitive);
+  if (sch->check_only()) return;
 
   // Step 4. Remove the block and substitute its value at every load, in one rewrite.
   ComputeInliner inliner(std::move(removal), store, std::move(index_vars));
-  state_.SetFunc(func().WithBody(inliner.VisitStmt(func()->body)));
+  sch->mutable_state().SetFunc(sch->func().WithBody(inliner.VisitStmt(sch->func()->body)));
+}
+
+void Schedule::ComputeInline(BlockRV block_rv) {
+  InlineBlock(this, block_rv);
   Record("ComputeInline", {block_rv.ref()}, nlohmann::json::object(), {});
 }
 

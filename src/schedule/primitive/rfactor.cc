@@ -270,12 +270,29 @@ Stmt MakeRFactorBlock(const RFactorPlan& p) {
   std::unordered_map<const VarNode*, const ForNode*> loop_of;
   for (const ForNode* loop : p.loops) loop_of[loop->loop_var.get()] = loop;
 
-  auto rf_var = p.rf_loop->loop_var.get();
+  // The reduction iterators to rewrite: those bound to the factored loop, and, transitively, those
+  // sharing a loop with one of them (after fuse and split, `vrh = (f0 * 9 + f1) // 3` and
+  // `vrw = f1 % 3` both go, or `vrw` would become a second, independent reduction over f1).
+  std::unordered_set<const VarNode*> rewritten_loops{p.rf_loop->loop_var.get()};
+  auto uses_rewritten = [&](const Expr& binding) {
+    return UsesVar(binding, [&](const VarNode* v) { return rewritten_loops.count(v) > 0; });
+  };
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (size_t i = 0; i < block->iter_vars.size(); ++i) {
+      const Expr& binding = p.realize->iter_values[i];
+      if (block->iter_vars[i].kind != IterKind::kReduce || !uses_rewritten(binding)) continue;
+      for (const auto& [var, loop] : loop_of) {
+        if (UsesVar(binding, [v = var](const VarNode* u) { return u == v; })) {
+          grew |= rewritten_loops.insert(var).second;
+        }
+      }
+    }
+  }
   for (size_t i = 0; i < block->iter_vars.size(); ++i) {
     const IterVar& old = block->iter_vars[i];
     const Expr& binding = p.realize->iter_values[i];
-    bool uses_rf = UsesVar(binding, [rf_var](const VarNode* v) { return v == rf_var; });
-    if (old.kind == IterKind::kReduce && uses_rf) {
+    if (old.kind == IterKind::kReduce && uses_rewritten(binding)) {
       // One reduction iterator per loop of the binding; the old iterator becomes the binding
       // rewritten over them.
       PostOrderVisit(binding, [&](const Object* node) {

@@ -1,0 +1,171 @@
+// MultiLevelTiling: tiles a reduction block with data reuse (a matmul, a convolution) by the
+// structure string, "SSRSRS" on CPU: each spatial loop is split into as many sampled perfect
+// tiles as there are S's, each reduction loop into as many as there are R's (the innermost
+// factor at most max_innermost_factor), and the tiles are reordered by level
+// (s0.. s1.. r0.. s2.. r1.. s3..). Then it forks on where the result is written:
+//  - the single consumer is an elementwise epilogue (e.g. a ReLU into which AutoInline folded a
+//    bias add): that consumer is reverse_compute_at'd under the last loop of tile level 1 or 2,
+//    or left where it is;
+//  - otherwise: no write cache, or a `local` write cache (cache_write) reverse_compute_at'd at
+//    tile level 1 or 2 — a register/L1 tile written back once per outer tile, the structure of
+//    the hand-written GEMM schedule of bench/common/gemm_tiling.h.
+// When the single consumer is an exact epilogue (a bias add), a further group of variants first
+// folds it into the reduction with fuse_reduction_epilogue (the primitive rejects other
+// epilogues), then tiles and forks as above. A plain GEMM thus gives 3 design spaces.
+//
+// Before:                      After (tiles of i, j: 4 levels; of k: 2), write cache at level 2:
+//   for i, j, k:                 for i0, j0, i1, j1:
+//     C[i, j] += A[i, k] *         for k0, i2, j2, k1, i3, j3:  C_local[..] += A[..] * B[..]
+//                B[k, j]           for ax0, ax1:                C[..] = C_local[..]
+#include "block_analysis.h"
+#include "tirtune/search/space.h"
+
+namespace tirtune {
+namespace {
+
+// A schedule whose block has been tiled: tiles[l] holds the loops of structure level l,
+// outermost first.
+struct TiledState {
+  Schedule sch;
+  std::vector<std::vector<LoopRV>> tiles;
+};
+
+// A block that copies elementwise: one write, and every read maps injectively and in order onto
+// it (MetaSchedule's IsWriteCache).
+bool IsElementwiseEpilogue(const BlockNode* block) {
+  if (!IsSpatialBlock(block) || block->writes.size() != 1) return false;
+  for (const BufferRegion& read : block->reads) {
+    std::optional<ReadWritePattern> pattern = AnalyzeReadWrite(read, block->writes[0]);
+    if (!pattern || !pattern->injective || !pattern->ordered) return false;
+  }
+  return true;
+}
+
+class MultiLevelTiling : public ScheduleRule {
+ public:
+  explicit MultiLevelTiling(const CpuSpaceConfig& config)
+      : structure_(config.tiling_structure), max_innermost_factor_(config.max_innermost_factor) {
+    for (size_t l = 0; l < structure_.size(); ++l) {
+      TT_ICHECK(structure_[l] == 'S' || structure_[l] == 'R',
+                "tiling structure '{}' has '{}'; only S and R are allowed", structure_,
+                structure_[l]);
+      (structure_[l] == 'S' ? s_levels_ : r_levels_).push_back(l);
+    }
+    TT_ICHECK(!s_levels_.empty() && !r_levels_.empty(),
+              "tiling structure '{}' needs at least one S and one R", structure_);
+  }
+
+  std::string name() const override { return "MultiLevelTiling"; }
+
+  std::vector<Schedule> Apply(const Schedule& sch, BlockRV block) override {
+    if (!NeedsMultiLevelTiling(sch.state(), sch.Get(block))) return {sch};
+    std::vector<Schedule> out;
+    // Step 1. The reduction as it is.
+    if (std::optional<TiledState> tiled = TileLoopNest(sch, block)) {
+      AddWriteReuse(std::move(*tiled), block, &out);
+    }
+    // Step 2. With an exact (bias-add) epilogue folded in first.
+    if (std::optional<Schedule> fused = FuseExactEpilogue(sch, block)) {
+      if (std::optional<TiledState> tiled = TileLoopNest(*fused, block)) {
+        AddWriteReuse(std::move(*tiled), block, &out);
+      }
+    }
+    if (out.empty()) out.push_back(sch);
+    return out;
+  }
+
+ private:
+  static std::optional<Schedule> FuseExactEpilogue(const Schedule& sch, BlockRV block) {
+    Schedule fused = sch.Copy();
+    try {
+      std::vector<BlockRV> consumers = fused.GetConsumers(block);
+      if (consumers.size() != 1) return std::nullopt;
+      fused.FuseReductionEpilogue(block, consumers[0]);
+    } catch (const ScheduleError&) {
+      return std::nullopt;  // not an exact epilogue: ReLU, clipping, scaling, a second use...
+    }
+    return fused;
+  }
+
+  std::optional<TiledState> TileLoopNest(const Schedule& sch, BlockRV block) const {
+    TiledState state{sch.Copy(), std::vector<std::vector<LoopRV>>(structure_.size())};
+    Schedule& s = state.sch;
+    try {
+      s.Annotate(block, kAnnTilingStructure, structure_);
+      std::vector<LoopRV> loops = s.GetLoops(block);
+      const BlockNode* b = s.Get(block)->block.get();
+      // Trivial bindings (checked by NeedsMultiLevelTiling): loop i drives iterator i.
+      for (size_t i = 0; i < loops.size(); ++i) {
+        const std::vector<size_t>& levels =
+            b->iter_vars[i].kind == IterKind::kSpatial ? s_levels_ : r_levels_;
+        std::vector<ExprRV> factors =
+            s.SamplePerfectTile(loops[i], static_cast<int>(levels.size()), max_innermost_factor_);
+        std::vector<LoopRV> parts =
+            s.Split(loops[i], std::vector<SplitFactor>(factors.begin(), factors.end()));
+        for (size_t j = 0; j < levels.size(); ++j) state.tiles[levels[j]].push_back(parts[j]);
+      }
+      std::vector<LoopRV> order;
+      for (const std::vector<LoopRV>& level : state.tiles) {
+        order.insert(order.end(), level.begin(), level.end());
+      }
+      s.Reorder(order);
+    } catch (const ScheduleError&) {
+      return std::nullopt;
+    }
+    return state;
+  }
+
+  // Appends the write-reuse variants of a tiled state to `out`.
+  void AddWriteReuse(TiledState state, BlockRV block, std::vector<Schedule>* out) const {
+    // Step 1. A single elementwise consumer serves as the write-back stage: move it under the
+    // tile levels, or leave it.
+    std::vector<BlockRV> consumers;
+    try {
+      consumers = state.sch.GetConsumers(block);
+    } catch (const ScheduleError&) {
+      return;
+    }
+    if (consumers.size() == 1 && IsElementwiseEpilogue(state.sch.Get(consumers[0])->block.get())) {
+      ComputeAtLevels(state, consumers[0], out);
+      out->push_back(std::move(state.sch));
+      return;
+    }
+    // Step 2. Otherwise no cache, or a local write cache moved under the tile levels.
+    out->push_back(state.sch.Copy());
+    try {
+      BlockRV cache = state.sch.CacheWrite(block, /*write_index=*/0, StorageScope::kLocal);
+      ComputeAtLevels(state, cache, out);
+    } catch (const ScheduleError&) {
+      // the block cannot take a write cache (e.g. its output is written by another block too)
+    }
+  }
+
+  // One variant per write-reuse level: `stage` under the last loop of spatial levels 1 and 2.
+  void ComputeAtLevels(const TiledState& state, BlockRV stage, std::vector<Schedule>* out) const {
+    for (size_t level : {size_t{0}, size_t{1}}) {
+      if (level >= s_levels_.size() || state.tiles[s_levels_[level]].empty()) continue;
+      Schedule variant = state.sch.Copy();
+      try {
+        variant.ReverseComputeAt(stage, state.tiles[s_levels_[level]].back(),
+                                 /*preserve_unit_loops=*/true);
+        out->push_back(std::move(variant));
+      } catch (const ScheduleError&) {
+        // e.g. the stage needs a region the tile does not finish
+      }
+    }
+  }
+
+  std::string structure_;
+  int max_innermost_factor_;
+  // Positions of the S and R levels in the structure.
+  std::vector<size_t> s_levels_;
+  std::vector<size_t> r_levels_;
+};
+
+}  // namespace
+
+std::shared_ptr<ScheduleRule> MakeMultiLevelTiling(const CpuSpaceConfig& config) {
+  return std::make_shared<MultiLevelTiling>(config);
+}
+
+}  // namespace tirtune

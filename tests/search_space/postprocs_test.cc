@@ -1,0 +1,176 @@
+// Each CPU postprocessor on its own, on small hand-scheduled functions.
+#include <gtest/gtest.h>
+
+#include "ir_texts.h"
+#include "space_check.h"
+#include "tirtune/ir/parser.h"
+
+namespace tirtune {
+namespace {
+
+using testing::CompareOutputs;
+using testing::FindBlock;
+
+PrimFunc Parse(const char* text) { return ParsePrimFunc(text, "test"); }
+
+// The loops above block `name`, outermost first.
+std::vector<const ForNode*> Loops(const PrimFunc& f, const std::string& name) {
+  ScheduleState state(f);
+  return state.LoopsAbove(state.FindBlock(name));
+}
+
+// The GEMM tiled as i0 j0 k i1 j1 (4 x 3 x 8 x 4 x 4), root annotated as the rule does.
+Schedule TiledGemm(int64_t unroll) {
+  Schedule sch(Parse(testing::kGemm));
+  BlockRV c = sch.GetBlock("C");
+  std::vector<LoopRV> loops = sch.GetLoops(c);
+  std::vector<LoopRV> i = sch.Split(loops[0], {int64_t{4}, int64_t{4}});
+  std::vector<LoopRV> j = sch.Split(loops[1], {int64_t{3}, int64_t{4}});
+  sch.Reorder({i[0], j[0], loops[2], i[1], j[1]});
+  BlockRV root = sch.GetBlock("root");
+  sch.Annotate(root, kAnnParallel, 32);
+  sch.Annotate(root, kAnnVectorize, 64);
+  sch.Annotate(root, kAnnUnrollExplicit, unroll);
+  return sch;
+}
+
+// ---- DisallowDynamicLoop.
+
+TEST(DisallowDynamicLoop, RejectsALoopWithASymbolicExtent) {
+  Schedule sch(Parse(R"(@prim_func
+def tri(A: Buffer((4, 4), float32), B: Buffer((4, 4), float32)):
+    with block("root"):
+        reads()
+        writes()
+        for i in range(4):
+            for j in range(i + 1):
+                with block("B"):
+                    vi = axis.spatial(4, i)
+                    vj = axis.spatial(4, j)
+                    reads(A[vi, vj])
+                    writes(B[vi, vj])
+                    B[vi, vj] = A[vi, vj]
+)"));
+  EXPECT_FALSE(MakeDisallowDynamicLoop()->Apply(sch));
+}
+
+TEST(DisallowDynamicLoop, AcceptsConstantLoops) {
+  Schedule sch(Parse(testing::kGemm));
+  EXPECT_TRUE(MakeDisallowDynamicLoop()->Apply(sch));
+}
+
+// ---- RewriteParallelVectorizeUnroll.
+
+TEST(RewriteParallelVectorizeUnroll, ParallelizesOuterLoopsAndVectorizesTheInnermost) {
+  Schedule sch = TiledGemm(/*unroll=*/16);
+  const PrimFunc before = sch.func();
+  ASSERT_TRUE(MakeRewriteParallelVectorizeUnroll()->Apply(sch));
+  std::vector<const ForNode*> loops = Loops(sch.func(), "C");
+  ASSERT_EQ(loops.size(), 4u);  // i0 * j0 fused (12 <= 32; k is a reduction), k, i1, j1
+  EXPECT_EQ(loops[0]->for_kind, ForKind::kParallel);
+  EXPECT_EQ(*AsConstInt(loops[0]->extent), 12);
+  EXPECT_EQ(*AsConstInt(loops[0]->annotations.at("pragma_auto_unroll_max_step")), 16);
+  EXPECT_EQ(loops[3]->for_kind, ForKind::kVectorized);  // j1 only: i1 strides A by rows
+  EXPECT_EQ(*AsConstInt(loops[3]->extent), 4);
+  EXPECT_TRUE(FindBlock(sch.func(), "root")->annotations.empty());
+  EXPECT_EQ(CompareOutputs(before, sch.func()), "");
+}
+
+TEST(RewriteParallelVectorizeUnroll, SplitsAnElementwiseNestIntoParallelAndVector) {
+  Schedule sch(Parse(testing::kRelu));
+  BlockRV root = sch.GetBlock("root");
+  sch.Annotate(root, kAnnParallel, 32);
+  sch.Annotate(root, kAnnVectorize, 64);
+  ASSERT_TRUE(MakeRewriteParallelVectorizeUnroll()->Apply(sch));
+  std::vector<const ForNode*> loops = Loops(sch.func(), "B");
+  ASSERT_EQ(loops.size(), 2u);
+  EXPECT_EQ(loops[0]->for_kind, ForKind::kParallel);
+  EXPECT_EQ(*AsConstInt(loops[0]->extent), 8 * 8 * 32 / 64);
+  EXPECT_EQ(loops[1]->for_kind, ForKind::kVectorized);
+  EXPECT_EQ(*AsConstInt(loops[1]->extent), 64);
+  EXPECT_EQ(CompareOutputs(Parse(testing::kRelu), sch.func()), "");
+}
+
+TEST(RewriteParallelVectorizeUnroll, DoesNotVectorizeAReductionLoop) {
+  Schedule sch(Parse(testing::kNorm));
+  BlockRV root = sch.GetBlock("root");
+  sch.Annotate(root, kAnnParallel, 32);
+  sch.Annotate(root, kAnnVectorize, 64);
+  ASSERT_TRUE(MakeRewriteParallelVectorizeUnroll()->Apply(sch));
+  std::vector<const ForNode*> loops = Loops(sch.func(), "S");
+  EXPECT_EQ(loops[0]->for_kind, ForKind::kParallel);
+  EXPECT_EQ(loops.back()->for_kind, ForKind::kSerial);
+}
+
+TEST(RewriteParallelVectorizeUnroll, LeavesAnUnannotatedFunctionAlone) {
+  Schedule sch(Parse(testing::kGemm));
+  const PrimFunc before = sch.func();
+  ASSERT_TRUE(MakeRewriteParallelVectorizeUnroll()->Apply(sch));
+  EXPECT_TRUE(sch.func().same_as(before));
+}
+
+// ---- RewriteReductionBlock.
+
+TEST(RewriteReductionBlock, DecomposesAboveTheOutermostReductionLoop) {
+  Schedule sch = TiledGemm(/*unroll=*/0);
+  const PrimFunc before = sch.func();
+  ASSERT_TRUE(MakeRewriteParallelVectorizeUnroll()->Apply(sch));
+  ASSERT_TRUE(MakeRewriteReductionBlock()->Apply(sch));
+  const BlockNode* c = FindBlock(sch.func(), "C");
+  EXPECT_FALSE(c->init.defined());
+  std::vector<const ForNode*> init_loops = Loops(sch.func(), "C_init");
+  std::vector<const ForNode*> update_loops = Loops(sch.func(), "C");
+  // The init shares the parallel loop and sits right above k.
+  ASSERT_EQ(init_loops.size(), 3u);
+  EXPECT_EQ(init_loops[0], update_loops[0]);
+  EXPECT_EQ(init_loops[2]->for_kind, ForKind::kVectorized);
+  EXPECT_EQ(CompareOutputs(before, sch.func()), "");
+}
+
+TEST(RewriteReductionBlock, KeepsTheInitOfAReductionWithoutAReductionLoop) {
+  Schedule sch(Parse(R"(@prim_func
+def unit_sum(A: Buffer((8, 1), float32), B: Buffer((8,), float32)):
+    with block("root"):
+        reads()
+        writes()
+        for i in range(8):
+            with block("B"):
+                vi = axis.spatial(8, i)
+                vk = axis.reduce(1, 0)
+                reads(A[vi, vk])
+                writes(B[vi])
+                with init():
+                    B[vi] = 0.0
+                B[vi] = B[vi] + A[vi, vk]
+)"));
+  ASSERT_TRUE(MakeRewriteReductionBlock()->Apply(sch));
+  EXPECT_TRUE(FindBlock(sch.func(), "B")->init.defined());
+}
+
+// ---- VerifyLowers.
+
+TEST(VerifyLowers, AcceptsAScheduleThatLowers) {
+  Schedule sch = TiledGemm(/*unroll=*/64);
+  ASSERT_TRUE(MakeRewriteParallelVectorizeUnroll()->Apply(sch));
+  EXPECT_TRUE(MakeVerifyLowers()->Apply(sch));
+}
+
+TEST(VerifyLowers, RejectsAFunctionThatIsNotWellFormed) {
+  // The block reads A without listing it.
+  Schedule sch(Parse(R"(@prim_func
+def bad(A: Buffer((8,), float32), B: Buffer((8,), float32)):
+    with block("root"):
+        reads()
+        writes()
+        for i in range(8):
+            with block("B"):
+                vi = axis.spatial(8, i)
+                reads()
+                writes(B[vi])
+                B[vi] = A[vi]
+)"));
+  EXPECT_FALSE(MakeVerifyLowers()->Apply(sch));
+}
+
+}  // namespace
+}  // namespace tirtune

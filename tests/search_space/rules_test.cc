@@ -1,0 +1,278 @@
+// Each CPU schedule rule on its own, on small functions, and PostOrderApply's visiting order and
+// forking.
+#include <gtest/gtest.h>
+
+#include "ir_texts.h"
+#include "space_check.h"
+#include "tirtune/ir/parser.h"
+
+namespace tirtune {
+namespace {
+
+using testing::CompareOutputs;
+using testing::FindBlock;
+using testing::TestConfig;
+
+PrimFunc Parse(const char* text) { return ParsePrimFunc(text, "test"); }
+
+// Applies `rule` to the block named `name` of a fresh schedule of `f`.
+std::vector<Schedule> ApplyRule(ScheduleRule& rule, const PrimFunc& f, const std::string& name,
+                                uint64_t seed = 1) {
+  Schedule sch(f, seed);
+  return rule.Apply(sch, sch.GetBlock(name));
+}
+
+// The number of loops above block `name`.
+size_t LoopDepth(const PrimFunc& f, const std::string& name) {
+  ScheduleState state(f);
+  return state.LoopsAbove(state.FindBlock(name)).size();
+}
+
+bool HasInstruction(const Trace& trace, const std::string& kind) {
+  for (const Instruction& inst : trace.insts()) {
+    if (inst.kind->name == kind) return true;
+  }
+  return false;
+}
+
+// ---- AutoInline.
+
+TEST(AutoInline, InlinesAnElementwiseProducerIntoItsConsumer) {
+  PrimFunc f = Parse(testing::kGemmBiasRelu);
+  std::vector<Schedule> out = ApplyRule(*MakeAutoInline(), f, "E");
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(FindBlock(out[0].func(), "E"), nullptr);
+  EXPECT_EQ(CompareOutputs(f, out[0].func()), "");
+}
+
+TEST(AutoInline, KeepsAnExpProducerOutsideSpatialFunctions) {
+  PrimFunc f = Parse(testing::kExpThenReduce);
+  std::vector<Schedule> out = ApplyRule(*MakeAutoInline(), f, "B");
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_NE(FindBlock(out[0].func(), "B"), nullptr);
+  // The cheap producer next to it still goes.
+  EXPECT_EQ(FindBlock(ApplyRule(*MakeAutoInline(), f, "C")[0].func(), "C"), nullptr);
+}
+
+TEST(AutoInline, InlinesAnyProducerOfASpatialFunction) {
+  PrimFunc f = Parse(testing::kTwoStage);
+  std::vector<Schedule> out = ApplyRule(*MakeAutoInline(), f, "B");
+  EXPECT_EQ(FindBlock(out[0].func(), "B"), nullptr);
+  EXPECT_EQ(CompareOutputs(f, out[0].func()), "");
+}
+
+TEST(AutoInline, LeavesABlockWithoutConsumersAlone) {
+  PrimFunc f = Parse(testing::kGemmBiasRelu);
+  std::vector<Schedule> out = ApplyRule(*MakeAutoInline(), f, "D");
+  EXPECT_TRUE(StructuralEqual(out[0].func(), f));
+  EXPECT_FALSE(HasInstruction(out[0].trace(), "ComputeInline"));
+}
+
+// ---- AddRFactor.
+
+TEST(AddRFactor, ForksALowParallelismReductionIntoRFactorVariants) {
+  PrimFunc f = Parse(testing::kNorm);
+  std::vector<Schedule> out = ApplyRule(*MakeAddRFactor(TestConfig()), f, "S");
+  ASSERT_EQ(out.size(), 3u);  // rfactor of either part of the split fused reduction, unchanged
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_NE(FindBlock(out[i].func(), "S_rf"), nullptr);
+    EXPECT_EQ(FindBlock(out[i].func(), "S")->annotations.count(kAnnRandomComputeProducer), 1u);
+    EXPECT_EQ(CompareOutputs(f, out[i].func()), "");
+  }
+  EXPECT_TRUE(StructuralEqual(out[2].func(), f));
+}
+
+TEST(AddRFactor, RFactorBlockOfAFusedReductionMovesUnderItsConsumer) {
+  // Fusing i and j couples their iterators; the rfactor block must reduce over the fused loop
+  // once, wherever compute_at puts it.
+  PrimFunc f = Parse(testing::kNorm);
+  for (uint64_t seed = 0; seed < 8; ++seed) {
+    for (Schedule& sch : ApplyRule(*MakeAddRFactor(TestConfig()), f, "S", seed)) {
+      if (FindBlock(sch.func(), "S_rf") == nullptr) continue;
+      BlockRV rf = sch.GetBlock("S_rf");
+      std::vector<LoopRV> loops = sch.GetLoops(sch.GetBlock("S"));
+      sch.ComputeAt(rf, loops.back());
+      EXPECT_EQ(CompareOutputs(f, sch.func()), "") << Print(sch.func());
+    }
+  }
+}
+
+TEST(AddRFactor, LeavesAReductionWithEnoughSpatialParallelismAlone) {
+  PrimFunc f = Parse(testing::kGemm);
+  std::vector<Schedule> out = ApplyRule(*MakeAddRFactor(TestConfig()), f, "C");
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_TRUE(StructuralEqual(out[0].func(), f));
+}
+
+// ---- MultiLevelTiling.
+
+TEST(MultiLevelTiling, TilesGemmAsSSRSRSWithThreeWriteVariants) {
+  PrimFunc f = Parse(testing::kGemm);
+  std::vector<Schedule> out = ApplyRule(*MakeMultiLevelTiling(TestConfig()), f, "C");
+  ASSERT_EQ(out.size(), 3u);
+  for (const Schedule& sch : out) {
+    EXPECT_EQ(LoopDepth(sch.func(), "C"), 4u + 4u + 2u);
+    EXPECT_EQ(FindBlock(sch.func(), "C")->annotations.count(kAnnTilingStructure), 1u);
+    int tiles = 0;
+    for (const Instruction& inst : sch.trace().insts()) {
+      if (inst.kind->name != "SamplePerfectTile") continue;
+      ++tiles;
+      EXPECT_LE(inst.decision.back().get<int64_t>(), TestConfig().max_innermost_factor);
+    }
+    EXPECT_EQ(tiles, 3);
+    EXPECT_EQ(CompareOutputs(f, sch.func()), "");
+  }
+  EXPECT_EQ(FindBlock(out[0].func(), "C_local"), nullptr);
+  EXPECT_EQ(LoopDepth(out[1].func(), "C_local"), 2u + 2u);
+  EXPECT_EQ(LoopDepth(out[2].func(), "C_local"), 4u + 2u);
+}
+
+TEST(MultiLevelTiling, UsesAnElementwiseConsumerAsTheWriteBackStage) {
+  PrimFunc f = Parse(testing::kGemmBiasRelu);
+  Schedule sch(f);
+  sch.ComputeInline(sch.GetBlock("E"));  // what AutoInline does first
+  std::vector<Schedule> out = MakeMultiLevelTiling(TestConfig())->Apply(sch, sch.GetBlock("T"));
+  ASSERT_EQ(out.size(), 3u);
+  // D under tile level 1, under level 2, or left at the root; no cache stage.
+  EXPECT_EQ(LoopDepth(out[0].func(), "D"), 2u + 2u);
+  EXPECT_EQ(LoopDepth(out[1].func(), "D"), 4u + 2u);
+  EXPECT_EQ(LoopDepth(out[2].func(), "D"), 2u);
+  for (const Schedule& s : out) {
+    EXPECT_EQ(FindBlock(s.func(), "T_local"), nullptr);
+    EXPECT_EQ(CompareOutputs(f, s.func()), "");
+  }
+}
+
+TEST(MultiLevelTiling, FusesAnExactBiasAddEpilogueAsMoreVariants) {
+  PrimFunc f = Parse(testing::kGemmBias);
+  std::vector<Schedule> out = ApplyRule(*MakeMultiLevelTiling(TestConfig()), f, "T");
+  ASSERT_EQ(out.size(), 6u);
+  int fused = 0;
+  for (const Schedule& sch : out) {
+    fused += FindBlock(sch.func(), "D") == nullptr ? 1 : 0;
+    EXPECT_EQ(CompareOutputs(f, sch.func()), "");
+  }
+  EXPECT_EQ(fused, 3);  // no cache, and a write cache at either level
+  EXPECT_TRUE(HasInstruction(out[3].trace(), "FuseReductionEpilogue"));
+}
+
+TEST(MultiLevelTiling, SkipsAReductionWithoutDataReuse) {
+  PrimFunc f = Parse(testing::kNorm);
+  std::vector<Schedule> out = ApplyRule(*MakeMultiLevelTiling(TestConfig()), f, "S");
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_TRUE(StructuralEqual(out[0].func(), f));
+}
+
+// ---- ParallelizeVectorizeUnroll.
+
+TEST(ParallelizeVectorizeUnroll, AnnotatesTheRootWithASampledUnrollStep) {
+  PrimFunc f = Parse(testing::kGemm);
+  std::vector<Schedule> out = ApplyRule(*MakeParallelizeVectorizeUnroll(TestConfig()), f, "root");
+  ASSERT_EQ(out.size(), 1u);
+  const Annotations& ann = FindBlock(out[0].func(), "root")->annotations;
+  EXPECT_EQ(*AsConstInt(ann.at(kAnnParallel)), 2 * 16);
+  EXPECT_EQ(*AsConstInt(ann.at(kAnnVectorize)), 64);
+  const size_t index = out[0].trace().insts().size() - 2;  // the sample, then the annotation
+  const Instruction& sample = out[0].trace().insts()[index];
+  ASSERT_EQ(sample.kind->name, "SampleCategorical");
+  EXPECT_EQ(*AsConstInt(ann.at(kAnnUnrollExplicit)),
+            TestConfig().unroll_max_steps.at(sample.decision.get<int64_t>()));
+  // The annotation takes the sample itself: replaying another decision changes it.
+  Trace other = out[0].trace().WithDecision(index, (sample.decision.get<int64_t>() + 1) % 4);
+  Schedule replay(f);
+  other.ApplyTo(replay);
+  EXPECT_NE(*AsConstInt(FindBlock(replay.func(), "root")->annotations.at(kAnnUnrollExplicit)),
+            *AsConstInt(ann.at(kAnnUnrollExplicit)));
+}
+
+TEST(ParallelizeVectorizeUnroll, SamplesNoUnrollForASpatialFunction) {
+  PrimFunc f = Parse(testing::kTwoStage);
+  std::vector<Schedule> out = ApplyRule(*MakeParallelizeVectorizeUnroll(TestConfig()), f, "root");
+  const Annotations& ann = FindBlock(out[0].func(), "root")->annotations;
+  EXPECT_EQ(ann.count(kAnnParallel), 1u);
+  EXPECT_EQ(ann.count(kAnnUnrollExplicit), 0u);
+  EXPECT_FALSE(HasInstruction(out[0].trace(), "SampleCategorical"));
+}
+
+TEST(ParallelizeVectorizeUnroll, IgnoresBlocksOtherThanTheRoot) {
+  PrimFunc f = Parse(testing::kGemm);
+  std::vector<Schedule> out = ApplyRule(*MakeParallelizeVectorizeUnroll(TestConfig()), f, "C");
+  EXPECT_TRUE(StructuralEqual(out[0].func(), f));
+}
+
+// ---- RandomComputeLocation.
+
+TEST(RandomComputeLocation, MovesAProducerToEverySampledLocation) {
+  PrimFunc f = Parse(testing::kExpThenReduce);
+  std::set<int64_t> decisions;
+  for (uint64_t seed = 0; seed < 40; ++seed) {
+    std::vector<Schedule> out = ApplyRule(*MakeRandomComputeLocation(), f, "C", seed);
+    ASSERT_EQ(out.size(), 1u);
+    for (const Instruction& inst : out[0].trace().insts()) {
+      if (inst.kind->name == "SampleComputeLocation")
+        decisions.insert(inst.decision.get<int64_t>());
+    }
+    EXPECT_EQ(CompareOutputs(f, out[0].func()), "");
+  }
+  // Root, inline, and R's loops i and j.
+  EXPECT_EQ(decisions, (std::set<int64_t>{-2, -1, 0, 1}));
+}
+
+TEST(RandomComputeLocation, SkipsATiledBlockAndABlockWithoutConsumers) {
+  PrimFunc f = Parse(testing::kGemmBiasRelu);
+  Schedule sch(f);
+  sch.Annotate(sch.GetBlock("E"), kAnnTilingStructure, "SSRSRS");
+  auto rule = MakeRandomComputeLocation();
+  EXPECT_FALSE(
+      HasInstruction(rule->Apply(sch, sch.GetBlock("E"))[0].trace(), "SampleComputeLocation"));
+  EXPECT_FALSE(
+      HasInstruction(rule->Apply(sch, sch.GetBlock("D"))[0].trace(), "SampleComputeLocation"));
+}
+
+TEST(RandomComputeLocation, AlsoPlacesTheRFactorProducer) {
+  PrimFunc f = Parse(testing::kNorm);
+  Schedule rf = ApplyRule(*MakeAddRFactor(TestConfig()), f, "S")[0];
+  std::vector<Schedule> out = MakeRandomComputeLocation()->Apply(rf, rf.GetBlock("S"));
+  int samples = 0;
+  for (const Instruction& inst : out[0].trace().insts()) {
+    samples += inst.kind->name == "SampleComputeLocation" ? 1 : 0;
+  }
+  EXPECT_EQ(samples, 2);
+  EXPECT_EQ(FindBlock(out[0].func(), "S")->annotations.count(kAnnRandomComputeProducer), 0u);
+  EXPECT_EQ(CompareOutputs(f, out[0].func()), "");
+}
+
+// ---- PostOrderApply.
+
+// Records the blocks it is applied to; forks every non-root block into two copies.
+class RecordingRule : public ScheduleRule {
+ public:
+  std::string name() const override { return "Recording"; }
+  std::vector<Schedule> Apply(const Schedule& sch, BlockRV block) override {
+    visited.push_back(sch.BlockName(block));
+    if (visited.back() == "root") return {sch};
+    return {sch, sch};
+  }
+  std::vector<std::string> visited;
+};
+
+TEST(PostOrderApply, VisitsConsumersBeforeProducersAndForksOnEveryResult) {
+  PrimFunc f = Parse(testing::kGemmBiasRelu);
+  auto rule = std::make_shared<RecordingRule>();
+  SpaceGenerator gen({rule}, {}, {});
+  std::vector<Schedule> spaces = gen.GenerateDesignSpaces(f, 1);
+  EXPECT_EQ(spaces.size(), 8u);  // D, E and T fork in two
+  std::vector<std::string> first(rule->visited.begin(), rule->visited.begin() + 4);
+  EXPECT_EQ(first, (std::vector<std::string>{"D", "E", "T", "root"}));
+}
+
+TEST(PostOrderApply, SkipsBlocksThatAnEarlierRuleRemoved) {
+  PrimFunc f = Parse(testing::kGemmBiasRelu);
+  auto rule = std::make_shared<RecordingRule>();
+  SpaceGenerator gen({MakeAutoInline(), rule}, {}, {});
+  gen.GenerateDesignSpaces(f, 1);
+  EXPECT_EQ(std::count(rule->visited.begin(), rule->visited.end(), "E"), 0);
+}
+
+}  // namespace
+}  // namespace tirtune
