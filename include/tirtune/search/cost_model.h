@@ -51,8 +51,9 @@ struct XGBoostConfig {
   size_t num_warmup_samples = 100;
   /// Retrain only after the data grew by at least this fraction since the last training.
   double retrain_growth = 0.2;
-  /// XGBoost threads (0: hardware threads).
-  int nthread = 0;
+  /// XGBoost threads (0: hardware threads). Default 1: its OpenMP threads spin, and on a small
+  /// shared machine two of them took 6-12x longer to train than one.
+  int nthread = 1;
   uint64_t seed = 43;
 };
 
@@ -60,7 +61,8 @@ std::unique_ptr<CostModel> MakeXGBoostModel(const XGBoostConfig& config = {});
 std::unique_ptr<CostModel> MakeRandomModel(uint64_t seed = 1);
 
 /// The fraction of pairs (i, j) of the same task with different measured times that `scores`
-/// orders as `seconds` does (faster = higher score). 1 is perfect, 0.5 random.
+/// orders as `seconds` does (faster = higher score; a failed run is the slowest; a tie in the
+/// scores counts half). 1 is perfect, 0.5 random, and 0.5 when there is no such pair.
 double PairwiseRankingAccuracy(const std::vector<CostSample>& samples,
                                const std::vector<double>& scores);
 

@@ -1,0 +1,284 @@
+// XGBoostModel: MetaSchedule's cost model through XGBoost's C API. A candidate's score is the sum
+// of the booster's outputs over its feature rows ("pack-sum"); labels are normalized per task
+// (the task's best time / the candidate's time, failures 0), and the loss is the squared error of
+// the sum weighted by the label, so fast candidates matter most:
+//   grad = (sum - y) * y,   hess = y   (for every row of the candidate).
+// Training starts from scratch on all samples once there are num_warmup_samples and again each
+// time the data grew by retrain_growth, stopping early when the training p-rmse stops improving.
+#include <fmt/format.h>
+#include <xgboost/c_api.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <memory>
+#include <random>
+#include <thread>
+
+#include "model_file.h"
+#include "tirtune/search/cost_model.h"
+#include "tirtune/support/error.h"
+
+namespace tirtune {
+namespace {
+
+constexpr const char* kModelName = "xgboost";
+// A round improves the training p-rmse only by more than this (labels are at most 1). Without a
+// threshold, boosting goes on for thousands of rounds that each gain 1e-9.
+constexpr double kMinImprovement = 1e-6;
+
+// A failed XGBoost call is our bug (bad parameters or shapes), except where Load says otherwise.
+void CheckXGB(int rc, const char* call) {
+  if (rc != 0) throw InternalError(fmt::format("XGBoost {} failed: {}", call, XGBGetLastError()));
+}
+#define TT_XGB(call) CheckXGB((call), #call)
+
+struct DMatrixFree {
+  void operator()(void* handle) const { XGDMatrixFree(handle); }
+};
+struct BoosterFree {
+  void operator()(void* handle) const { XGBoosterFree(handle); }
+};
+using DMatrixPtr = std::unique_ptr<void, DMatrixFree>;
+using BoosterPtr = std::unique_ptr<void, BoosterFree>;
+
+// The feature rows of several candidates, stacked, with the candidate of each row.
+struct PackedRows {
+  std::vector<float> data;
+  std::vector<uint32_t> candidate;
+  size_t num_candidates = 0;
+
+  size_t rows() const { return candidate.size(); }
+  DMatrixPtr ToDMatrix() const {
+    DMatrixHandle handle = nullptr;
+    TT_XGB(XGDMatrixCreateFromMat(data.data(), rows(), FeatureMatrix::kNumFeatures,
+                                  std::numeric_limits<float>::quiet_NaN(), &handle));
+    return DMatrixPtr(handle);
+  }
+  // Sums per-row outputs into one score per candidate.
+  std::vector<double> PackSum(const float* row_outputs) const {
+    std::vector<double> sum(num_candidates, 0.0);
+    for (size_t r = 0; r < rows(); ++r) sum[candidate[r]] += row_outputs[r];
+    return sum;
+  }
+};
+
+PackedRows Pack(const std::vector<const FeatureMatrix*>& candidates) {
+  PackedRows packed;
+  packed.num_candidates = candidates.size();
+  for (size_t c = 0; c < candidates.size(); ++c) {
+    const FeatureMatrix& f = *candidates[c];
+    TT_ICHECK(f.data.size() == f.rows * FeatureMatrix::kNumFeatures,
+              "candidate {} has {} feature values for {} rows", c, f.data.size(), f.rows);
+    packed.data.insert(packed.data.end(), f.data.begin(), f.data.end());
+    packed.candidate.insert(packed.candidate.end(), f.rows, static_cast<uint32_t>(c));
+  }
+  return packed;
+}
+
+// y = (best time of the task) / time; 0 for failures (a time that is not finite and positive).
+std::vector<double> NormalizedThroughput(const std::vector<CostSample>& samples) {
+  auto ok = [](double s) { return std::isfinite(s) && s > 0; };
+  std::map<std::string, double> best;
+  for (const CostSample& s : samples) {
+    if (!ok(s.seconds)) continue;
+    auto [it, inserted] = best.emplace(s.task, s.seconds);
+    if (!inserted) it->second = std::min(it->second, s.seconds);
+  }
+  std::vector<double> y(samples.size(), 0.0);
+  for (size_t i = 0; i < samples.size(); ++i) {
+    if (ok(samples[i].seconds)) y[i] = best[samples[i].task] / samples[i].seconds;
+  }
+  return y;
+}
+
+class XGBoostModel : public CostModel {
+ public:
+  explicit XGBoostModel(const XGBoostConfig& config)
+      : config_(config),
+        nthread_(config.nthread > 0 ? config.nthread
+                                    : std::max(1u, std::thread::hardware_concurrency())),
+        rng_(config.seed) {}
+
+  std::string name() const override { return kModelName; }
+  size_t num_samples() const override { return samples_.size(); }
+
+  void Update(const std::vector<CostSample>& samples) override {
+    samples_.insert(samples_.end(), samples.begin(), samples.end());
+    if (samples_.size() < config_.num_warmup_samples) return;
+    const double grown = static_cast<double>(samples_.size() - last_train_size_);
+    if (booster_ && grown < config_.retrain_growth * static_cast<double>(last_train_size_)) return;
+    Train();
+  }
+
+  std::vector<double> Predict(const std::vector<const FeatureMatrix*>& candidates) override {
+    if (!booster_ || samples_.size() < config_.num_warmup_samples) {
+      std::uniform_real_distribution<double> uniform(0.0, 1.0);
+      std::vector<double> scores(candidates.size());
+      for (double& s : scores) s = uniform(rng_);
+      return scores;
+    }
+    PackedRows packed = Pack(candidates);
+    if (packed.rows() == 0) return std::vector<double>(candidates.size(), 0.0);
+    DMatrixPtr matrix = packed.ToDMatrix();
+    bst_ulong len = 0;
+    const float* margins = nullptr;
+    TT_XGB(XGBoosterPredict(booster_.get(), matrix.get(), /*option_mask=margin*/ 1,
+                            /*ntree_limit=*/0, /*training=*/0, &len, &margins));
+    TT_ICHECK(len == packed.rows(), "XGBoost predicted {} rows for {}", len, packed.rows());
+    return packed.PackSum(margins);
+  }
+
+  void Save(const std::string& path) const override {
+    cost_model_file::Writer file(kModelName);
+    file.U64(last_train_size_);
+    file.Samples(samples_);
+    if (!booster_) {
+      file.U64(0);
+    } else {
+      bst_ulong len = 0;
+      const char* bytes = nullptr;
+      TT_XGB(XGBoosterSaveModelToBuffer(booster_.get(), R"({"format": "ubj"})", &len, &bytes));
+      file.U64(len);
+      file.Bytes(bytes, len);
+    }
+    file.Commit(path);
+  }
+
+  void Load(const std::string& path) override {
+    // Step 1. Read everything before changing anything.
+    cost_model_file::Reader file(path, kModelName);
+    uint64_t last_train_size = file.U64();
+    std::vector<CostSample> samples = file.Samples();
+    std::string model = file.Bytes(file.U64());
+    file.ExpectEnd();
+    if (last_train_size > samples.size()) {
+      file.Fail(fmt::format("trained on {} of {} samples", last_train_size, samples.size()));
+    }
+    // Step 2. The booster, if one was saved.
+    BoosterPtr booster;
+    if (!model.empty()) {
+      BoosterHandle handle = nullptr;
+      TT_XGB(XGBoosterCreate(nullptr, 0, &handle));
+      booster.reset(handle);
+      if (XGBoosterLoadModelFromBuffer(handle, model.data(), model.size()) != 0) {
+        file.Fail(fmt::format("the booster does not load: {}", XGBGetLastError()));
+      }
+      SetParam(handle, "nthread", std::to_string(nthread_));
+    }
+    samples_ = std::move(samples);
+    last_train_size_ = last_train_size;
+    booster_ = std::move(booster);
+  }
+
+ private:
+  static void SetParam(BoosterHandle booster, const char* key, const std::string& value) {
+    TT_XGB(XGBoosterSetParam(booster, key, value.c_str()));
+  }
+
+  // Trains a new booster on all samples (the candidates without feature rows take no part).
+  void Train() {
+    // Step 1. Rows and labels.
+    std::vector<double> y = NormalizedThroughput(samples_);
+    std::vector<const FeatureMatrix*> candidates;
+    std::vector<double> labels;
+    for (size_t i = 0; i < samples_.size(); ++i) {
+      if (samples_[i].features.rows == 0) continue;
+      candidates.push_back(&samples_[i].features);
+      labels.push_back(y[i]);
+    }
+    if (candidates.empty()) return;
+    PackedRows packed = Pack(candidates);
+    DMatrixPtr matrix = packed.ToDMatrix();
+    std::vector<float> row_labels(packed.rows());
+    for (size_t r = 0; r < packed.rows(); ++r) {
+      row_labels[r] = static_cast<float>(labels[packed.candidate[r]]);
+    }
+    TT_XGB(XGDMatrixSetFloatInfo(matrix.get(), "label", row_labels.data(), packed.rows()));
+
+    // Step 2. The booster. base_score 0: every row would otherwise add it to the pack sum.
+    BoosterHandle handle = nullptr;
+    DMatrixHandle matrices[] = {matrix.get()};
+    TT_XGB(XGBoosterCreate(matrices, 1, &handle));
+    BoosterPtr booster(handle);
+    const std::pair<const char*, std::string> params[] = {
+        {"max_depth", std::to_string(config_.max_depth)},
+        {"eta", fmt::format("{}", config_.eta)},
+        {"gamma", fmt::format("{}", config_.gamma)},
+        {"min_child_weight", fmt::format("{}", config_.min_child_weight)},
+        {"seed", std::to_string(config_.seed)},
+        {"nthread", std::to_string(nthread_)},
+        {"base_score", "0"},
+        {"disable_default_eval_metric", "1"},
+        {"verbosity", "0"},
+    };
+    for (const auto& [key, value] : params) SetParam(handle, key, value);
+
+    // Step 3. Boost with the pack-sum objective until the training p-rmse stops improving.
+    std::vector<float> grad(packed.rows()), hess(packed.rows());
+    double best_rmse = std::numeric_limits<double>::infinity();
+    int best_rounds = 0;
+    for (int round = 0; round <= config_.max_rounds; ++round) {
+      bst_ulong len = 0;
+      const float* margins = nullptr;
+      TT_XGB(XGBoosterPredict(handle, matrix.get(), /*option_mask=margin*/ 1, /*ntree_limit=*/0,
+                              /*training=*/1, &len, &margins));
+      TT_ICHECK(len == packed.rows(), "XGBoost predicted {} rows for {}", len, packed.rows());
+      std::vector<double> sum = packed.PackSum(margins);
+      // The p-rmse of the booster with `round` trees.
+      double squared = 0;
+      for (size_t c = 0; c < sum.size(); ++c)
+        squared += (sum[c] - labels[c]) * (sum[c] - labels[c]);
+      double rmse = std::sqrt(squared / static_cast<double>(sum.size()));
+      if (rmse < best_rmse - kMinImprovement) {
+        best_rmse = rmse;
+        best_rounds = round;
+      } else if (round - best_rounds >= config_.early_stopping_rounds) {
+        break;
+      }
+      if (round == config_.max_rounds) break;
+      for (size_t r = 0; r < packed.rows(); ++r) {
+        const uint32_t c = packed.candidate[r];
+        const double w = labels[c];
+        grad[r] = static_cast<float>((sum[c] - w) * w);
+        hess[r] = static_cast<float>(w);
+      }
+      TT_XGB(XGBoosterBoostOneIter(handle, matrix.get(), grad.data(), hess.data(), packed.rows()));
+    }
+
+    // Step 4. Keep the trees of the best round (none helping leaves the previous booster).
+    last_train_size_ = samples_.size();
+    if (best_rounds == 0) return;
+    BoosterHandle sliced = nullptr;
+    TT_XGB(XGBoosterSlice(handle, 0, best_rounds, 1, &sliced));
+    booster_.reset(sliced);
+    SetParam(sliced, "nthread", std::to_string(nthread_));
+  }
+
+  XGBoostConfig config_;
+  int nthread_;
+  std::mt19937_64 rng_;
+  std::vector<CostSample> samples_;
+  // Samples at the last training (the retraining threshold grows from it).
+  size_t last_train_size_ = 0;
+  BoosterPtr booster_;
+};
+
+}  // namespace
+
+std::unique_ptr<CostModel> MakeXGBoostModel(const XGBoostConfig& config) {
+  if (config.max_depth < 1) TT_USER_ERROR("XGBoostConfig.max_depth {} < 1", config.max_depth);
+  if (!(config.eta > 0)) TT_USER_ERROR("XGBoostConfig.eta {} is not positive", config.eta);
+  if (config.max_rounds < 1) TT_USER_ERROR("XGBoostConfig.max_rounds {} < 1", config.max_rounds);
+  if (config.early_stopping_rounds < 1) {
+    TT_USER_ERROR("XGBoostConfig.early_stopping_rounds {} < 1", config.early_stopping_rounds);
+  }
+  if (!(config.retrain_growth >= 0)) {
+    TT_USER_ERROR("XGBoostConfig.retrain_growth {} is negative", config.retrain_growth);
+  }
+  if (config.nthread < 0) TT_USER_ERROR("XGBoostConfig.nthread {} is negative", config.nthread);
+  return std::make_unique<XGBoostModel>(config);
+}
+
+}  // namespace tirtune

@@ -1,0 +1,73 @@
+// Where each group of the per-store feature row lives (private to search/feature/): the column
+// offsets that the extractor writes and FeatureNames() names. The layout follows Ansor's 164
+// columns; docs of each column are in feature_names.cc.
+#pragma once
+
+#include <cstddef>
+
+#include "tirtune/search/feature.h"
+
+namespace tirtune::feature_layout {
+
+/// Arithmetic counts: 7 classes for float, the same 7 for int, then bool ops and selects.
+constexpr size_t kNumArithClasses = 7;
+constexpr size_t kCompute = 0;
+constexpr size_t kFloatOps = kCompute;
+constexpr size_t kIntOps = kFloatOps + kNumArithClasses;
+constexpr size_t kBoolOp = kIntOps + kNumArithClasses;
+constexpr size_t kSelect = kBoolOp + 1;
+
+/// Loop-kind features (vectorize, unroll, parallel): num, prod, innermost length and a one-hot
+/// position of 8 values.
+constexpr size_t kNumPositions = 8;
+constexpr size_t kLoopKindWidth = 3 + kNumPositions;
+constexpr size_t kVectorize = kSelect + 1;
+constexpr size_t kUnroll = kVectorize + kLoopKindWidth;
+constexpr size_t kParallel = kUnroll + kLoopKindWidth;
+
+/// is_gpu and the extents of the 7 GPU thread axes (zero on CPU targets).
+constexpr size_t kGpu = kParallel + kLoopKindWidth;
+constexpr size_t kGpuWidth = 8;
+
+/// Per-buffer access features of up to kNumBuffers buffers.
+constexpr size_t kBuffers = kGpu + kGpuWidth;
+constexpr size_t kBufferWidth = 18;
+constexpr size_t kNumBuffers = 5;
+
+/// The arithmetic-intensity curve.
+constexpr size_t kIntensity = kBuffers + kBufferWidth * kNumBuffers;
+constexpr size_t kIntensitySamples = 10;
+
+/// Allocation features of the stored buffer, then the outer-scope features.
+constexpr size_t kAlloc = kIntensity + kIntensitySamples;
+constexpr size_t kOuter = kAlloc + 4;
+constexpr size_t kEnd = kOuter + 3;
+
+static_assert(kEnd == FeatureMatrix::kNumFeatures, "the groups must fill the row exactly");
+
+/// Column offsets inside one buffer's group.
+enum BufferColumn : size_t {
+  kAccRead,
+  kAccWrite,
+  kAccReadWrite,
+  kBytes,
+  kUniqueBytes,
+  kLines,
+  kUniqueLines,
+  kReuseLoopMultipleRead,
+  kReuseSerialMultipleReadWrite,
+  kReuseNone,
+  kReuseDisIter,
+  kReuseDisBytes,
+  kReuseCt,
+  kBytesDReuseCt,
+  kUniqueBytesDReuseCt,
+  kLinesDReuseCt,
+  kUniqueLinesDReuseCt,
+  kStride,
+};
+
+/// Cache line size the line counts assume.
+constexpr double kCacheLineBytes = 64;
+
+}  // namespace tirtune::feature_layout

@@ -1,0 +1,95 @@
+// FeatureNames(): one name per column of the per-store feature row, in the order of
+// feature_layout.h. The names document the columns:
+//  - compute (16): float_* and int_* counts of mad (a + b * c counts once), addsub, mul, divmod
+//    (div, floordiv, floormod), cmp (comparisons, min, max), math_func (intrinsic calls) and
+//    other_func (casts), then bool_op and select; each op counts once per lane and is weighted by
+//    the product of the extents of the loops around it;
+//  - vec_*, unroll_*, parallel_* (11 each): number of such loops around the store, product and
+//    innermost extent, and where they sit (inner / middle / outer loop, spatial when the loop
+//    variable indexes the stored element, reduce otherwise; mixed when they disagree);
+//  - is_gpu and GPU thread-axis extents (8, zero on CPU targets);
+//  - B0..B4 (18 each): the buffers the store touches, most cache lines first;
+//  - arith_intensity_curve_0..9: FLOPs per unique byte as loops are added from the innermost out;
+//  - alloc_* (4): the allocation of the stored buffer, when the function allocates it;
+//  - outer_prod, num_loops, auto_unroll_max_step.
+#include <fmt/format.h>
+
+#include <string>
+#include <vector>
+
+#include "feature_layout.h"
+#include "tirtune/search/feature.h"
+#include "tirtune/support/error.h"
+
+namespace tirtune {
+namespace {
+
+std::vector<std::string> MakeFeatureNames() {
+  using namespace feature_layout;
+  std::vector<std::string> names;
+  // Step 1. Compute counts.
+  const char* classes[] = {"mad", "addsub", "mul", "divmod", "cmp", "math_func", "other_func"};
+  for (const char* type : {"float", "int"}) {
+    for (const char* c : classes) names.push_back(fmt::format("{}_{}", type, c));
+  }
+  names.push_back("bool_op");
+  names.push_back("select");
+  // Step 2. Loop kinds.
+  const char* positions[] = {"none",         "inner_spatial", "middle_spatial", "outer_spatial",
+                             "inner_reduce", "middle_reduce", "outer_reduce",   "mixed"};
+  for (const char* kind : {"vec", "unroll", "parallel"}) {
+    names.push_back(fmt::format("{}_num", kind));
+    names.push_back(fmt::format("{}_prod", kind));
+    names.push_back(fmt::format("{}_len", kind));
+    for (const char* p : positions) names.push_back(fmt::format("{}_pos_{}", kind, p));
+  }
+  // Step 3. GPU thread axes.
+  for (const char* name :
+       {"is_gpu", "blockIdx_x_len", "blockIdx_y_len", "blockIdx_z_len", "threadIdx_x_len",
+        "threadIdx_y_len", "threadIdx_z_len", "vthread_len"}) {
+    names.push_back(name);
+  }
+  // Step 4. Buffer accesses.
+  const char* buffer_columns[] = {"acc_read",
+                                  "acc_write",
+                                  "acc_readwrite",
+                                  "bytes",
+                                  "unique_bytes",
+                                  "lines",
+                                  "unique_lines",
+                                  "reuse_loop_multiple_read",
+                                  "reuse_serial_multiple_read_write",
+                                  "reuse_none",
+                                  "reuse_dis_iter",
+                                  "reuse_dis_bytes",
+                                  "reuse_ct",
+                                  "bytes_d_reuse_ct",
+                                  "unique_bytes_d_reuse_ct",
+                                  "lines_d_reuse_ct",
+                                  "unique_lines_d_reuse_ct",
+                                  "stride"};
+  static_assert(std::size(buffer_columns) == kBufferWidth);
+  for (size_t b = 0; b < kNumBuffers; ++b) {
+    for (const char* c : buffer_columns) names.push_back(fmt::format("B{}_{}", b, c));
+  }
+  // Step 5. Arithmetic intensity, allocation, outer scope.
+  for (size_t i = 0; i < kIntensitySamples; ++i) {
+    names.push_back(fmt::format("arith_intensity_curve_{}", i));
+  }
+  for (const char* name : {"alloc_size", "alloc_prod", "alloc_outer_prod", "alloc_inner_prod",
+                           "outer_prod", "num_loops", "auto_unroll_max_step"}) {
+    names.push_back(name);
+  }
+  TT_ICHECK(names.size() == FeatureMatrix::kNumFeatures, "{} feature names for {} columns",
+            names.size(), FeatureMatrix::kNumFeatures);
+  return names;
+}
+
+}  // namespace
+
+const std::vector<std::string>& FeatureNames() {
+  static const std::vector<std::string> names = MakeFeatureNames();
+  return names;
+}
+
+}  // namespace tirtune

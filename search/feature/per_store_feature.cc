@@ -1,0 +1,545 @@
+// ExtractFeatures: one row of kNumFeatures values per BufferStore of a lowered function, in the
+// layout of feature_layout.h (names and meanings in feature_names.cc).
+//
+// The lowered form has no vectorized or explicitly unrolled loops left, so both are read back
+// from what lowering made of them: a vector store (a ramp index of L lanes) counts as an innermost
+// vectorized loop of extent L, a serial loop annotated "pragma_vectorize" as a vectorized loop,
+// one annotated "pragma_unroll" as an unrolled loop, and G sibling statements that differ only
+// in integer constants (the copies an expanded unrolled loop leaves, see unrolled_copies.h) as
+// the first of them inside an unrolled loop of extent G, over which each access moves by the
+// difference of its offsets in the first two copies. Without that, a candidate would have a row
+// per copy, and the pack-sum model, which gives every row of a candidate the same gradient,
+// overshoots on candidates with many rows.
+#include <tbb/info.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#include <algorithm>
+#include <cmath>
+#include <unordered_map>
+
+#include "buffer_access.h"
+#include "feature_layout.h"
+#include "tirtune/ir/functor.h"
+#include "tirtune/search/feature.h"
+#include "unrolled_copies.h"
+
+namespace tirtune {
+namespace {
+
+using namespace feature_layout;
+using feature::BufferAccess;
+using feature::ComputeFootprint;
+using feature::Footprint;
+
+double Slog(double x) { return std::log2(1.0 + std::fabs(x)); }
+
+// ---- Arithmetic counts ----
+
+enum ArithClass { kMad, kAddSub, kMul, kDivMod, kCmp, kMathFunc, kOtherFunc };
+
+struct OpCounts {
+  double float_ops[kNumArithClasses] = {};
+  double int_ops[kNumArithClasses] = {};
+  double bool_op = 0;
+  double select = 0;
+
+  void Add(ArithClass c, DataType operand, int lanes, double weight) {
+    (operand.is_float() ? float_ops : int_ops)[c] += weight * lanes;
+  }
+  // The float operations (a mad counts once) or, in an integer computation, all operations.
+  double Flops() const {
+    double floats = 0, others = bool_op + select;
+    for (size_t c = 0; c < kNumArithClasses; ++c) {
+      floats += float_ops[c];
+      others += int_ops[c];
+    }
+    return floats > 0 ? floats : others;
+  }
+};
+
+// Counts the operations of `e`, each once per lane, times `weight` (the executions of `e`).
+// `a + b * c` and `a - b * c` count as one mad.
+void CountOps(const Expr& e, double weight, OpCounts* counts) {
+  const ExprNode* n = e.get();
+  const int lanes = n->dtype.lanes();
+  switch (n->kind()) {
+    case NodeKind::kAdd:
+    case NodeKind::kSub: {
+      const Expr& a = BinaryA(n);
+      const Expr& b = BinaryB(n);
+      const Expr* product = b->kind() == NodeKind::kMul   ? &b
+                            : a->kind() == NodeKind::kMul ? &a
+                                                          : nullptr;
+      if (product != nullptr) {
+        counts->Add(kMad, n->dtype, lanes, weight);
+        CountOps(BinaryA(product->get()), weight, counts);
+        CountOps(BinaryB(product->get()), weight, counts);
+        CountOps(product == &b ? a : b, weight, counts);
+        return;
+      }
+      counts->Add(kAddSub, n->dtype, lanes, weight);
+      break;
+    }
+    case NodeKind::kMul:
+      counts->Add(kMul, n->dtype, lanes, weight);
+      break;
+    case NodeKind::kDiv:
+    case NodeKind::kFloorDiv:
+    case NodeKind::kFloorMod:
+      counts->Add(kDivMod, n->dtype, lanes, weight);
+      break;
+    case NodeKind::kMin:
+    case NodeKind::kMax:
+    case NodeKind::kEQ:
+    case NodeKind::kNE:
+    case NodeKind::kLT:
+    case NodeKind::kLE:
+    case NodeKind::kGT:
+    case NodeKind::kGE:
+      counts->Add(kCmp, BinaryA(n).dtype(), lanes, weight);
+      break;
+    case NodeKind::kAnd:
+    case NodeKind::kOr:
+      counts->bool_op += weight * lanes;
+      break;
+    case NodeKind::kNot:
+      counts->bool_op += weight * lanes;
+      CountOps(static_cast<const NotNode*>(n)->a, weight, counts);
+      return;
+    case NodeKind::kSelect: {
+      const auto* select = static_cast<const SelectNode*>(n);
+      counts->select += weight * lanes;
+      CountOps(select->cond, weight, counts);
+      CountOps(select->t, weight, counts);
+      CountOps(select->f, weight, counts);
+      return;
+    }
+    case NodeKind::kCast: {
+      const auto* cast = static_cast<const CastNode*>(n);
+      counts->Add(kOtherFunc, n->dtype, lanes, weight);
+      CountOps(cast->value, weight, counts);
+      return;
+    }
+    case NodeKind::kCall: {
+      const auto* call = static_cast<const CallNode*>(n);
+      counts->Add(call->op == Intrinsic::kFma ? kMad : kMathFunc, n->dtype, lanes, weight);
+      for (const Expr& arg : call->args) CountOps(arg, weight, counts);
+      return;
+    }
+    case NodeKind::kBufferLoad:
+      for (const Expr& index : static_cast<const BufferLoadNode*>(n)->indices) {
+        CountOps(index, weight, counts);
+      }
+      return;
+    case NodeKind::kRamp: {
+      const auto* ramp = static_cast<const RampNode*>(n);
+      CountOps(ramp->base, weight, counts);
+      CountOps(ramp->stride, weight, counts);
+      return;
+    }
+    case NodeKind::kBroadcast:
+      CountOps(static_cast<const BroadcastNode*>(n)->value, weight, counts);
+      return;
+    case NodeKind::kLet: {
+      const auto* let = static_cast<const LetNode*>(n);
+      CountOps(let->value, weight, counts);
+      CountOps(let->body, weight, counts);
+      return;
+    }
+    default:
+      return;
+  }
+  CountOps(BinaryA(n), weight, counts);
+  CountOps(BinaryB(n), weight, counts);
+}
+
+// Distinct bytes the accesses touch over the loops from `first_loop` inwards; accesses of one
+// buffer overlap, so each buffer counts with its largest footprint.
+double UniqueBytes(const std::vector<BufferAccess>& accesses, const std::vector<int64_t>& extents,
+                   size_t first_loop) {
+  std::vector<std::pair<const BufferNode*, double>> per_buffer;
+  for (const BufferAccess& a : accesses) {
+    double bytes = ComputeFootprint(a, extents, first_loop).unique * a.elem_bytes;
+    auto it = std::find_if(per_buffer.begin(), per_buffer.end(),
+                           [&](const auto& entry) { return entry.first == a.buffer; });
+    if (it == per_buffer.end()) {
+      per_buffer.emplace_back(a.buffer, bytes);
+    } else {
+      it->second = std::max(it->second, bytes);
+    }
+  }
+  double total = 0;
+  for (const auto& entry : per_buffer) total += entry.second;
+  return total;
+}
+
+// ---- The walk ----
+
+// A loop of a loop-kind group as the position features see it.
+struct KindLoop {
+  double extent;
+  size_t position;  // 0 = outermost; the lanes of a vector store are innermost of all
+  bool reduce;      // the loop does not move the stored element
+};
+
+// Writes num, prod, innermost length and the position one-hot of `loops` at `out`.
+void WriteLoopKind(const std::vector<KindLoop>& loops, size_t num_positions, float* out) {
+  float* onehot = out + 3;
+  if (loops.empty()) {
+    onehot[0] = 1;
+    return;
+  }
+  double prod = 1;
+  const KindLoop* innermost = &loops.front();
+  int category = -1;
+  for (const KindLoop& loop : loops) {
+    prod *= loop.extent;
+    if (loop.position > innermost->position) innermost = &loop;
+    int level = loop.position + 1 == num_positions ? 0 : loop.position == 0 ? 2 : 1;
+    int c = 1 + level + (loop.reduce ? 3 : 0);
+    category = category == -1 || category == c ? c : 7;
+  }
+  out[0] = Slog(static_cast<double>(loops.size()));
+  out[1] = Slog(prod);
+  out[2] = Slog(innermost->extent);
+  onehot[category] = 1;
+}
+
+// What the buffer group of a row says about one buffer (the union of its accesses).
+struct BufferSummary {
+  const BufferNode* buffer = nullptr;
+  bool read = false, write = false;
+  double bytes = 0, unique_bytes = 0, lines = 0, unique_lines = 0, stride = 0;
+  BufferColumn reuse_type = kReuseNone;
+  double reuse_dis_iter = 0, reuse_dis_bytes = 0, reuse_ct = 0;
+};
+
+class PerStoreFeatureExtractor {
+ public:
+  FeatureMatrix Run(const PrimFunc& func) {
+    Visit(func->body);
+    return std::move(out_);
+  }
+
+ private:
+  // Maps each store of the first copy of an unrolled body to the same store in the second.
+  using Counterparts = std::unordered_map<const BufferStoreNode*, const BufferStoreNode*>;
+
+  // A loop around the current statement: a For node, or the loop over the copies of an unrolled
+  // body (node null, `copies` set).
+  struct Loop {
+    const ForNode* node;
+    int64_t extent;
+    const Counterparts* copies;
+  };
+
+  void Visit(const Stmt& s) {
+    switch (s->kind()) {
+      case NodeKind::kFor: {
+        const auto* loop = static_cast<const ForNode*>(s.get());
+        const int64_t* extent = AsConstInt(loop->extent);
+        positions_[loop->loop_var.get()] = static_cast<int>(loops_.size());
+        loops_.push_back({loop, extent != nullptr ? std::max<int64_t>(*extent, 1) : 1, nullptr});
+        Visit(loop->body);
+        loops_.pop_back();
+        positions_.erase(loop->loop_var.get());
+        return;
+      }
+      case NodeKind::kSeqStmt:
+        VisitSeq(static_cast<const SeqStmtNode*>(s.get()));
+        return;
+      case NodeKind::kIfThenElse: {
+        const auto* branch = static_cast<const IfThenElseNode*>(s.get());
+        conditions_.push_back({&branch->condition, loops_.size()});
+        Visit(branch->then_case);
+        if (branch->else_case.defined()) Visit(branch->else_case);
+        conditions_.pop_back();
+        return;
+      }
+      case NodeKind::kAllocate: {
+        const auto* alloc = static_cast<const AllocateNode*>(s.get());
+        alloc_outer_prod_[alloc->buffer.get()] = LoopProduct(0, loops_.size());
+        Visit(alloc->body);
+        return;
+      }
+      case NodeKind::kLetStmt:
+        Visit(static_cast<const LetStmtNode*>(s.get())->body);
+        return;
+      case NodeKind::kBlockRealize:
+        Visit(static_cast<const BlockRealizeNode*>(s.get())->block->body);
+        return;
+      case NodeKind::kBlock:
+        Visit(static_cast<const BlockNode*>(s.get())->body);
+        return;
+      case NodeKind::kBufferStore:
+        AddRow(static_cast<const BufferStoreNode*>(s.get()));
+        return;
+      default:
+        return;
+    }
+  }
+
+  // Children that hash alike are copies of one unrolled body: the first stands for all of them,
+  // inside a loop over the copies.
+  void VisitSeq(const SeqStmtNode* seq) {
+    std::vector<uint64_t> hashes(seq->seq.size());
+    std::unordered_map<uint64_t, std::vector<size_t>> groups;
+    for (size_t i = 0; i < seq->seq.size(); ++i) {
+      hashes[i] = feature::StoreShapeHash(seq->seq[i]);
+      if (hashes[i] != 0) groups[hashes[i]].push_back(i);
+    }
+    for (size_t i = 0; i < seq->seq.size(); ++i) {
+      if (hashes[i] == 0) continue;
+      const std::vector<size_t>& group = groups[hashes[i]];
+      if (group.front() != i) continue;
+      if (group.size() == 1) {
+        Visit(seq->seq[i]);
+        continue;
+      }
+      std::vector<const BufferStoreNode*> first = feature::StoresInOrder(seq->seq[group[0]]);
+      std::vector<const BufferStoreNode*> second = feature::StoresInOrder(seq->seq[group[1]]);
+      Counterparts counterparts;
+      for (size_t s = 0; s < std::min(first.size(), second.size()); ++s) {
+        counterparts.emplace(first[s], second[s]);
+      }
+      loops_.push_back({nullptr, static_cast<int64_t>(group.size()), &counterparts});
+      Visit(seq->seq[i]);
+      loops_.pop_back();
+    }
+  }
+
+  double LoopProduct(size_t begin, size_t end) const {
+    double prod = 1;
+    for (size_t k = begin; k < end; ++k) prod *= static_cast<double>(loops_[k].extent);
+    return prod;
+  }
+
+  void AddRow(const BufferStoreNode* store) {
+    out_.data.resize(out_.data.size() + FeatureMatrix::kNumFeatures, 0.0f);
+    float* row = out_.data.data() + out_.rows * FeatureMatrix::kNumFeatures;
+    ++out_.rows;
+    const size_t n = loops_.size();
+    std::vector<int64_t> extents(n);
+    for (size_t k = 0; k < n; ++k) extents[k] = loops_[k].extent;
+    const double outer_prod = LoopProduct(0, n);
+
+    // Step 1. The accesses: the store first, then every load in order. Over a loop of unrolled
+    // copies an access moves by the difference of its offsets in the first two copies.
+    std::vector<BufferAccess> accesses = Accesses(store, n);
+    for (size_t k = 0; k < n; ++k) {
+      if (loops_[k].copies == nullptr) continue;
+      auto counterpart = loops_[k].copies->find(store);
+      if (counterpart == loops_[k].copies->end()) continue;
+      std::vector<BufferAccess> next = Accesses(counterpart->second, n);
+      for (size_t a = 0; a < std::min(accesses.size(), next.size()); ++a) {
+        accesses[a].coef[k] = next[a].offset - accesses[a].offset;
+      }
+    }
+    const BufferAccess& write = accesses.front();
+
+    // Step 2. Arithmetic, weighted by the executions of each expression.
+    OpCounts ops;
+    CountOps(store->value, outer_prod, &ops);
+    for (const Expr& index : store->indices) CountOps(index, outer_prod, &ops);
+    for (const auto& [condition, depth] : conditions_) {
+      CountOps(*condition, LoopProduct(0, depth), &ops);
+    }
+    for (size_t c = 0; c < kNumArithClasses; ++c) {
+      row[kFloatOps + c] = static_cast<float>(Slog(ops.float_ops[c]));
+      row[kIntOps + c] = static_cast<float>(Slog(ops.int_ops[c]));
+    }
+    row[kBoolOp] = static_cast<float>(Slog(ops.bool_op));
+    row[kSelect] = static_cast<float>(Slog(ops.select));
+
+    // Step 3. Loop kinds.
+    const int lanes = store->value.dtype().lanes();
+    const size_t num_positions = n + (lanes > 1 ? 1 : 0);
+    std::vector<KindLoop> vectorized, unrolled, parallel;
+    int64_t max_unroll_step = 0;
+    for (size_t k = 0; k < n; ++k) {
+      const ForNode* loop = loops_[k].node;
+      KindLoop kind_loop{static_cast<double>(extents[k]), k, write.coef[k] == 0};
+      if (loop == nullptr) {
+        unrolled.push_back(kind_loop);
+        max_unroll_step = std::max(max_unroll_step, extents[k]);
+        continue;
+      }
+      if (loop->for_kind == ForKind::kParallel) parallel.push_back(kind_loop);
+      if (loop->for_kind == ForKind::kVectorized || loop->annotations.count("pragma_vectorize")) {
+        vectorized.push_back(kind_loop);
+      }
+      auto unroll = loop->annotations.find("pragma_unroll");
+      if (loop->for_kind == ForKind::kUnrolled || unroll != loop->annotations.end()) {
+        unrolled.push_back(kind_loop);
+        const int64_t* step =
+            unroll != loop->annotations.end() ? AsConstInt(unroll->second) : nullptr;
+        max_unroll_step = std::max(max_unroll_step, step != nullptr ? *step : extents[k]);
+      }
+    }
+    if (lanes > 1) vectorized.push_back({static_cast<double>(lanes), n, false});
+    WriteLoopKind(vectorized, num_positions, row + kVectorize);
+    WriteLoopKind(unrolled, num_positions, row + kUnroll);
+    WriteLoopKind(parallel, num_positions, row + kParallel);
+
+    // Step 4. Buffers, most cache lines first.
+    WriteBuffers(accesses, extents, row);
+
+    // Step 5. Arithmetic intensity as loops are added from the innermost outwards.
+    OpCounts per_iteration;
+    CountOps(store->value, 1.0, &per_iteration);
+    WriteIntensityCurve(accesses, extents, per_iteration.Flops(), row + kIntensity);
+
+    // Step 6. Allocation of the stored buffer, and the outer scope.
+    auto alloc = alloc_outer_prod_.find(store->buffer.get());
+    if (alloc != alloc_outer_prod_.end()) {
+      double elems = 1;
+      for (const Expr& dim : store->buffer->shape) {
+        const int64_t* d = AsConstInt(dim);
+        elems *= d != nullptr ? static_cast<double>(*d) : 1.0;
+      }
+      row[kAlloc + 0] = static_cast<float>(Slog(elems * store->buffer->dtype.bytes()));
+      row[kAlloc + 1] = static_cast<float>(Slog(elems * alloc->second));
+      row[kAlloc + 2] = static_cast<float>(Slog(alloc->second));
+      row[kAlloc + 3] = static_cast<float>(Slog(outer_prod / alloc->second));
+    }
+    row[kOuter + 0] = static_cast<float>(Slog(outer_prod));
+    row[kOuter + 1] = static_cast<float>(Slog(static_cast<double>(n)));
+    row[kOuter + 2] = static_cast<float>(Slog(static_cast<double>(max_unroll_step)));
+  }
+
+  std::vector<BufferAccess> Accesses(const BufferStoreNode* store, size_t num_loops) const {
+    std::vector<BufferAccess> accesses;
+    accesses.push_back(feature::AnalyzeAccess(store->buffer, store->indices, /*is_write=*/true,
+                                              positions_, num_loops));
+    PostOrderVisit(store->value, [&](const Object* node) {
+      if (const auto* load = node->as<BufferLoadNode>()) {
+        accesses.push_back(feature::AnalyzeAccess(load->buffer, load->indices,
+                                                  /*is_write=*/false, positions_, num_loops));
+      }
+    });
+    return accesses;
+  }
+
+  static void WriteBuffers(const std::vector<BufferAccess>& accesses,
+                           const std::vector<int64_t>& extents, float* row) {
+    const size_t n = extents.size();
+    // Step 1. Merge the accesses of each buffer.
+    std::vector<BufferSummary> buffers;
+    for (const BufferAccess& a : accesses) {
+      auto it = std::find_if(buffers.begin(), buffers.end(),
+                             [&](const BufferSummary& b) { return b.buffer == a.buffer; });
+      bool first = it == buffers.end();
+      if (first) it = buffers.insert(buffers.end(), BufferSummary{.buffer = a.buffer});
+      Footprint fp = ComputeFootprint(a, extents, 0);
+      (a.is_write ? it->write : it->read) = true;
+      it->bytes += fp.touches * a.elem_bytes;
+      it->unique_bytes = std::max(it->unique_bytes, fp.unique * a.elem_bytes);
+      it->lines += fp.lines;
+      it->unique_lines = std::max(it->unique_lines, fp.unique_lines);
+      if (!first) continue;
+      // Reuse is judged from the buffer's first access: the innermost loop that does not move it
+      // reuses what the loops inside it touched.
+      it->stride = fp.stride;
+      for (size_t k = n; k-- > 0;) {
+        if (a.coef[k] != 0 || extents[k] <= 1) continue;
+        it->reuse_type = kReuseLoopMultipleRead;
+        it->reuse_ct = static_cast<double>(extents[k]);
+        it->reuse_dis_iter = 1;
+        for (size_t j = k + 1; j < n; ++j) it->reuse_dis_iter *= static_cast<double>(extents[j]);
+        it->reuse_dis_bytes = UniqueBytes(accesses, extents, k + 1);
+        break;
+      }
+    }
+    for (BufferSummary& b : buffers) {
+      if (b.reuse_type != kReuseNone || !b.read || !b.write) continue;
+      b.reuse_type = kReuseSerialMultipleReadWrite;
+      b.reuse_ct = 1;
+      b.reuse_dis_iter = 1;
+      for (const BufferAccess& a : accesses) b.reuse_dis_bytes += a.lanes * a.elem_bytes;
+    }
+    // Step 2. Most lines first, then most bytes, then by name.
+    std::sort(buffers.begin(), buffers.end(), [](const BufferSummary& x, const BufferSummary& y) {
+      if (x.lines != y.lines) return x.lines > y.lines;
+      if (x.bytes != y.bytes) return x.bytes > y.bytes;
+      return x.buffer->name < y.buffer->name;
+    });
+    // Step 3. Write the first kNumBuffers.
+    for (size_t i = 0; i < std::min(buffers.size(), kNumBuffers); ++i) {
+      const BufferSummary& b = buffers[i];
+      float* out = row + kBuffers + i * kBufferWidth;
+      out[b.read && b.write ? kAccReadWrite : b.write ? kAccWrite : kAccRead] = 1;
+      out[kBytes] = static_cast<float>(Slog(b.bytes));
+      out[kUniqueBytes] = static_cast<float>(Slog(b.unique_bytes));
+      out[kLines] = static_cast<float>(Slog(b.lines));
+      out[kUniqueLines] = static_cast<float>(Slog(b.unique_lines));
+      out[b.reuse_type] = 1;
+      out[kReuseDisIter] = static_cast<float>(Slog(b.reuse_dis_iter));
+      out[kReuseDisBytes] = static_cast<float>(Slog(b.reuse_dis_bytes));
+      out[kReuseCt] = static_cast<float>(Slog(b.reuse_ct));
+      const double ct = std::max(1.0, b.reuse_ct);
+      out[kBytesDReuseCt] = static_cast<float>(Slog(b.bytes / ct));
+      out[kUniqueBytesDReuseCt] = static_cast<float>(Slog(b.unique_bytes / ct));
+      out[kLinesDReuseCt] = static_cast<float>(Slog(b.lines / ct));
+      out[kUniqueLinesDReuseCt] = static_cast<float>(Slog(b.unique_lines / ct));
+      out[kStride] = static_cast<float>(Slog(b.stride));
+    }
+  }
+
+  // Samples FLOPs per unique byte at kIntensitySamples points evenly spaced in log2(1 + FLOPs),
+  // interpolating between the loop levels.
+  static void WriteIntensityCurve(const std::vector<BufferAccess>& accesses,
+                                  const std::vector<int64_t>& extents, double ops_per_iteration,
+                                  float* out) {
+    if (ops_per_iteration == 0) return;
+    const size_t n = extents.size();
+    // Step 1. One point per level, innermost (no loop) first.
+    std::vector<double> xs, ys;
+    double flops = ops_per_iteration;
+    for (size_t level = n + 1; level-- > 0;) {
+      if (level < n) flops *= static_cast<double>(extents[level]);
+      double bytes = UniqueBytes(accesses, extents, level);
+      xs.push_back(Slog(flops));
+      ys.push_back(flops / std::max(bytes, 1.0));
+    }
+    // Step 2. Sample.
+    size_t j = 0;
+    for (size_t i = 0; i < kIntensitySamples; ++i) {
+      double x = xs.back() * static_cast<double>(i + 1) / kIntensitySamples;
+      while (j + 1 < xs.size() && xs[j] < x) ++j;
+      double y = ys[j];
+      if (j > 0 && xs[j] > xs[j - 1]) {
+        double t = (x - xs[j - 1]) / (xs[j] - xs[j - 1]);
+        y = ys[j - 1] + t * (ys[j] - ys[j - 1]);
+      }
+      out[i] = static_cast<float>(y);
+    }
+  }
+
+  FeatureMatrix out_;
+  std::vector<Loop> loops_;
+  feature::LoopPositions positions_;
+  // The conditions of the enclosing ifs, each with the number of loops outside it.
+  std::vector<std::pair<const Expr*, size_t>> conditions_;
+  // For each allocated buffer, the product of the loop extents outside its allocation.
+  std::unordered_map<const BufferNode*, double> alloc_outer_prod_;
+};
+
+}  // namespace
+
+FeatureMatrix ExtractFeatures(const PrimFunc& lowered) {
+  return PerStoreFeatureExtractor().Run(lowered);
+}
+
+std::vector<FeatureMatrix> ExtractFeaturesParallel(const std::vector<PrimFunc>& lowered,
+                                                   int num_threads) {
+  std::vector<FeatureMatrix> out(lowered.size());
+  tbb::task_arena arena(num_threads > 0 ? num_threads : tbb::info::default_concurrency());
+  arena.execute([&] {
+    tbb::parallel_for(size_t{0}, lowered.size(),
+                      [&](size_t i) { out[i] = ExtractFeatures(lowered[i]); });
+  });
+  return out;
+}
+
+}  // namespace tirtune

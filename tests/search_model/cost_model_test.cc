@@ -1,0 +1,249 @@
+// Cost models: XGBoost learns a synthetic pack-sum target, predicts random scores until warm-up,
+// saves and loads without changing a prediction and rejects bad files with the file's name;
+// the random model and the ranking accuracy.
+#include "tirtune/search/cost_model.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "tirtune/support/error.h"
+
+namespace tirtune {
+namespace {
+
+// Candidates of 1 to 4 rows of random features whose time is 1 / (sum over rows of a function of
+// three columns), so a pack-sum model can learn the throughput exactly.
+std::vector<CostSample> SyntheticSamples(const std::string& task, size_t count, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> uniform(0.0f, 1.0f);
+  std::vector<CostSample> samples;
+  for (size_t c = 0; c < count; ++c) {
+    CostSample s;
+    s.task = task;
+    s.features.rows = 1 + c % 4;
+    s.features.data.resize(s.features.rows * FeatureMatrix::kNumFeatures);
+    double throughput = 0;
+    for (size_t r = 0; r < s.features.rows; ++r) {
+      float* row = s.features.data.data() + r * FeatureMatrix::kNumFeatures;
+      for (size_t k = 0; k < FeatureMatrix::kNumFeatures; ++k) row[k] = uniform(rng);
+      throughput += 0.2 + row[3] * row[3] + 0.5 * row[20] + (row[60] > 0.5 ? 0.3 : 0.0);
+    }
+    s.seconds = 1.0 / throughput;
+    samples.push_back(std::move(s));
+  }
+  return samples;
+}
+
+std::vector<const FeatureMatrix*> Features(const std::vector<CostSample>& samples) {
+  std::vector<const FeatureMatrix*> out;
+  for (const CostSample& s : samples) out.push_back(&s.features);
+  return out;
+}
+
+// A small, fast configuration.
+XGBoostConfig TestConfig() {
+  XGBoostConfig config;
+  config.max_rounds = 300;
+  config.early_stopping_rounds = 20;
+  config.nthread = 1;
+  return config;
+}
+
+std::string TempPath(const std::string& name) {
+  return (std::filesystem::temp_directory_path() /
+          (name + "_" + std::to_string(::getpid()) + ".model"))
+      .string();
+}
+
+TEST(XGBoostModel, LearnsAPackSumTarget) {
+  std::unique_ptr<CostModel> model = MakeXGBoostModel(TestConfig());
+  model->Update(SyntheticSamples("t", 400, /*seed=*/1));
+  std::vector<CostSample> held_out = SyntheticSamples("t", 200, /*seed=*/2);
+  double accuracy = PairwiseRankingAccuracy(held_out, model->Predict(Features(held_out)));
+  EXPECT_GT(accuracy, 0.85);
+}
+
+TEST(XGBoostModel, PredictsRandomScoresBeforeWarmUp) {
+  XGBoostConfig config = TestConfig();
+  config.num_warmup_samples = 100;
+  std::unique_ptr<CostModel> model = MakeXGBoostModel(config);
+  std::vector<CostSample> samples = SyntheticSamples("t", 50, /*seed=*/3);
+  model->Update(samples);
+  EXPECT_EQ(model->num_samples(), 50u);
+  std::vector<double> scores = model->Predict(Features(samples));
+  ASSERT_EQ(scores.size(), samples.size());
+  for (double s : scores) {
+    EXPECT_GE(s, 0.0);
+    EXPECT_LT(s, 1.0);
+  }
+  EXPECT_NE(scores, model->Predict(Features(samples)));
+}
+
+TEST(XGBoostModel, RetrainsOnlyWhenTheDataGrewByAFifth) {
+  std::unique_ptr<CostModel> model = MakeXGBoostModel(TestConfig());
+  model->Update(SyntheticSamples("t", 100, /*seed=*/4));
+  std::vector<CostSample> probe = SyntheticSamples("t", 20, /*seed=*/5);
+  std::vector<double> trained = model->Predict(Features(probe));
+  model->Update(SyntheticSamples("t", 10, /*seed=*/6));
+  EXPECT_EQ(model->Predict(Features(probe)), trained);
+  model->Update(SyntheticSamples("t", 10, /*seed=*/7));
+  EXPECT_NE(model->Predict(Features(probe)), trained);
+}
+
+TEST(XGBoostModel, LabelsAreNormalizedPerTask) {
+  // The same candidates in a task 1000 times slower rank the same way.
+  std::vector<CostSample> fast = SyntheticSamples("fast", 150, /*seed=*/8);
+  std::vector<CostSample> slow = fast;
+  for (CostSample& s : slow) {
+    s.task = "slow";
+    s.seconds *= 1000;
+  }
+  std::unique_ptr<CostModel> model = MakeXGBoostModel(TestConfig());
+  model->Update(fast);
+  model->Update(slow);
+  std::vector<CostSample> held_out = SyntheticSamples("fast", 100, /*seed=*/9);
+  EXPECT_GT(PairwiseRankingAccuracy(held_out, model->Predict(Features(held_out))), 0.8);
+}
+
+TEST(XGBoostModel, FailedRunsAndRowlessCandidatesDoNotBreakTraining) {
+  std::vector<CostSample> samples = SyntheticSamples("t", 120, /*seed=*/10);
+  samples[0].seconds = std::numeric_limits<double>::infinity();
+  samples[1].features = FeatureMatrix{};
+  std::unique_ptr<CostModel> model = MakeXGBoostModel(TestConfig());
+  model->Update(samples);
+  std::vector<double> scores = model->Predict(Features(samples));
+  EXPECT_EQ(scores[1], 0.0);
+  for (double s : scores) EXPECT_TRUE(std::isfinite(s));
+}
+
+TEST(XGBoostModel, SaveAndLoadKeepEveryPrediction) {
+  std::unique_ptr<CostModel> model = MakeXGBoostModel(TestConfig());
+  model->Update(SyntheticSamples("t", 150, /*seed=*/11));
+  std::string path = TempPath("xgb_round_trip");
+  model->Save(path);
+  std::unique_ptr<CostModel> loaded = MakeXGBoostModel(TestConfig());
+  loaded->Load(path);
+  std::filesystem::remove(path);
+  EXPECT_EQ(loaded->num_samples(), 150u);
+  std::vector<CostSample> probe = SyntheticSamples("t", 50, /*seed=*/12);
+  EXPECT_EQ(loaded->Predict(Features(probe)), model->Predict(Features(probe)));
+}
+
+TEST(XGBoostModel, SaveBeforeTrainingLoadsAsUntrained) {
+  std::unique_ptr<CostModel> model = MakeXGBoostModel(TestConfig());
+  model->Update(SyntheticSamples("t", 10, /*seed=*/13));
+  std::string path = TempPath("xgb_untrained");
+  model->Save(path);
+  std::unique_ptr<CostModel> loaded = MakeXGBoostModel(TestConfig());
+  loaded->Load(path);
+  std::filesystem::remove(path);
+  EXPECT_EQ(loaded->num_samples(), 10u);
+}
+
+// Load must throw a UserError whose message names the file.
+void ExpectLoadFails(CostModel& model, const std::string& path, const std::string& reason) {
+  try {
+    model.Load(path);
+    ADD_FAILURE() << "Load of " << path << " succeeded";
+  } catch (const UserError& e) {
+    std::string message = e.what();
+    EXPECT_NE(message.find(path), std::string::npos) << message;
+    EXPECT_NE(message.find(reason), std::string::npos) << message;
+  }
+}
+
+TEST(XGBoostModel, LoadOfABadFileIsAUserErrorNamingTheFile) {
+  std::unique_ptr<CostModel> model = MakeXGBoostModel(TestConfig());
+  model->Update(SyntheticSamples("t", 120, /*seed=*/14));
+  std::string good = TempPath("xgb_good");
+  model->Save(good);
+  std::ifstream in(good, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+
+  std::unique_ptr<CostModel> fresh = MakeXGBoostModel(TestConfig());
+  ExpectLoadFails(*fresh, TempPath("xgb_missing"), "cannot open");
+  std::string bad = TempPath("xgb_bad");
+  auto write = [&](const std::string& content) {
+    std::ofstream(bad, std::ios::binary | std::ios::trunc) << content;
+  };
+  write("not a model at all");
+  ExpectLoadFails(*fresh, bad, "not a tirtune cost model file");
+  for (size_t cut : {size_t{4}, size_t{30}, bytes.size() / 2, bytes.size() - 1}) {
+    write(bytes.substr(0, cut));
+    ExpectLoadFails(*fresh, bad, "truncated");
+  }
+  write(bytes + "x");
+  ExpectLoadFails(*fresh, bad, "unexpected bytes");
+  // A corrupt booster: flip bytes near the end, inside the booster.
+  std::string corrupt = bytes;
+  for (size_t i = corrupt.size() - 40; i < corrupt.size(); ++i) corrupt[i] = '\x7f';
+  write(corrupt);
+  ExpectLoadFails(*fresh, bad, "booster");
+  MakeRandomModel()->Save(bad);
+  ExpectLoadFails(*fresh, bad, "holds a 'random' model");
+  EXPECT_EQ(fresh->num_samples(), 0u);
+  std::filesystem::remove(bad);
+  std::filesystem::remove(good);
+}
+
+TEST(XGBoostModel, FactoryRejectsABadConfig) {
+  XGBoostConfig config;
+  config.eta = 0;
+  EXPECT_THROW(MakeXGBoostModel(config), UserError);
+  config = XGBoostConfig();
+  config.early_stopping_rounds = 0;
+  EXPECT_THROW(MakeXGBoostModel(config), UserError);
+}
+
+TEST(RandomModel, ScoresAreUniformAndItRoundTrips) {
+  std::unique_ptr<CostModel> model = MakeRandomModel(/*seed=*/5);
+  std::vector<CostSample> samples = SyntheticSamples("t", 20, /*seed=*/15);
+  model->Update(samples);
+  std::string path = TempPath("random_round_trip");
+  model->Save(path);
+  std::unique_ptr<CostModel> loaded = MakeRandomModel(/*seed=*/99);
+  loaded->Load(path);
+  std::filesystem::remove(path);
+  EXPECT_EQ(loaded->num_samples(), 20u);
+  std::vector<double> scores = loaded->Predict(Features(samples));
+  EXPECT_EQ(scores, MakeRandomModel(/*seed=*/5)->Predict(Features(samples)));
+  for (double s : scores) {
+    EXPECT_GE(s, 0.0);
+    EXPECT_LT(s, 1.0);
+  }
+}
+
+CostSample Timed(const std::string& task, double seconds) {
+  CostSample s;
+  s.task = task;
+  s.seconds = seconds;
+  return s;
+}
+
+TEST(PairwiseRankingAccuracy, CountsPairsOfOneTaskOrderedAsTheirTimes) {
+  std::vector<CostSample> samples = {Timed("a", 1), Timed("a", 2), Timed("a", 3), Timed("b", 1),
+                                     Timed("b", 9)};
+  EXPECT_DOUBLE_EQ(PairwiseRankingAccuracy(samples, {3, 2, 1, 0, -1}), 1.0);
+  EXPECT_DOUBLE_EQ(PairwiseRankingAccuracy(samples, {1, 2, 3, 1, 0}), 1.0 / 4);
+  // Scores across tasks are never compared; a tie counts half.
+  EXPECT_DOUBLE_EQ(PairwiseRankingAccuracy(samples, {3, 2, 1, 100, 100}), 3.5 / 4);
+}
+
+TEST(PairwiseRankingAccuracy, FailedRunsAreTheSlowestAndEqualTimesAreSkipped) {
+  double inf = std::numeric_limits<double>::infinity();
+  std::vector<CostSample> samples = {Timed("a", inf), Timed("a", 1), Timed("a", 1)};
+  EXPECT_DOUBLE_EQ(PairwiseRankingAccuracy(samples, {0, 1, 2}), 1.0);
+  EXPECT_DOUBLE_EQ(PairwiseRankingAccuracy({Timed("a", 1)}, {0}), 0.5);
+}
+
+}  // namespace
+}  // namespace tirtune
