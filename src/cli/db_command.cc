@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "tirtune/codegen/target.h"
 #include "tirtune/database/database.h"
 #include "tirtune/database/record_json.h"
 #include "tirtune/database/transfer.h"
@@ -150,9 +151,18 @@ void RunBest(const BestOptions& opts, const GlobalOptions& global) {
   } else {
     workloads.push_back(ResolveWorkload(*db, opts.workload));
   }
+  // A target the way records store it: "llvm -num-cores=2" means the host CPU, as in `tune`.
+  std::string wanted;
+  if (!opts.target.empty()) {
+    try {
+      wanted = Target::Parse(opts.target).str();
+    } catch (const UserError&) {
+      wanted = CanonicalTarget(opts.target);  // a target of another machine, matched as written
+    }
+  }
   std::map<WorkloadId, std::vector<std::string>> targets;
   for (const RecordGroupStats& s : db->Stats()) {
-    if (opts.target.empty() || s.target == CanonicalTarget(opts.target)) {
+    if (wanted.empty() || s.target == wanted) {
       targets[s.workload].push_back(s.target);
     }
   }

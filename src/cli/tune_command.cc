@@ -184,6 +184,9 @@ void AddTuneCommand(CLI::App& app, const GlobalOptions& global) {
       ->capture_default_str();
   cmd->add_option("--trials-per-round", opts->options.trials_per_round, "candidates per batch")
       ->capture_default_str();
+  cmd->add_option("--population", opts->options.evolutionary.population_size,
+                  "schedules per generation of the evolutionary search")
+      ->capture_default_str();
   cmd->add_option("--jobs", opts->options.builder.num_jobs,
                   "parallel compilations (default: hardware threads)");
   cmd->add_option("--timeout", opts->options.runner.timeout_s, "seconds per candidate run")

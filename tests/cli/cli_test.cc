@@ -196,6 +196,61 @@ TEST_F(Cli, TimeVerifiesAndReportsThroughput) {
   EXPECT_EQ(j["samples"].size(), 2u);
 }
 
+TEST_F(Cli, TuneStoresEveryTrialAndReportsTheBest) {
+  std::string db = (dir_ / "t.db").string();
+  Result r =
+      Run("tune --workload gemm:16,16,16 --trials 8 --trials-per-round 4 --population 32 --db " +
+          db + " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["tasks"].size(), 1u);
+  EXPECT_EQ(j["tasks"][0]["trials"], 8);
+  EXPECT_GT(j["tasks"][0]["best_gflops"].get<double>(), 0);
+  EXPECT_TRUE(j["tasks"][0]["best_trace"].is_object());
+  EXPECT_NE(ReadAll(db + ".log").find("task 'gemm:16,16,16'"), std::string::npos);
+  Result list = Run("db list --db " + db + " --json");
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  EXPECT_EQ(nlohmann::json::parse(list.out)[0]["targets"][0]["records"], 8) << list.out;
+}
+
+// SIGKILL in the middle of a run: whole batches stay, nothing half-written, and --resume tops the
+// run up to the requested number of trials.
+TEST_F(Cli, TuneKilledMidRunLosesNothingAndResumes) {
+  std::string db = (dir_ / "k.db").string();
+  std::string tune = std::string(TIRTUNE_BIN) +
+                     " tune --workload gemm:16,16,16 --trials-per-round 4 --population 32 --db " +
+                     db;
+  std::string script = tune + " --trials 400 > /dev/null 2>&1 & pid=$!; " +
+                       "for i in $(seq 600); do n=$(grep -c 'candidate(s)' " + db +
+                       ".log 2>/dev/null || true); [ \"${n:-0}\" -ge 2 ] && break; sleep 0.05; "
+                       "done; kill -9 $pid; wait $pid 2>/dev/null; exit 0";
+  ASSERT_EQ(std::system(("bash " + Write("kill.sh", script)).c_str()), 0);
+  Result list = Run("db list --db " + db + " --json");
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  nlohmann::json stats = nlohmann::json::parse(list.out);
+  int stored = stats[0]["targets"][0]["records"].get<int>();
+  EXPECT_GE(stored, 8);
+  EXPECT_EQ(stored % 4, 0) << "a batch was half-written";
+  Result resumed = Run("tune --workload gemm:16,16,16 --trials-per-round 4 --population 32 --db " +
+                       db + " --trials " + std::to_string(stored + 4) + " --resume --json");
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  nlohmann::json j = nlohmann::json::parse(resumed.out);
+  EXPECT_EQ(j["tasks"][0]["trials_before"], stored);
+  EXPECT_EQ(j["tasks"][0]["trials"], 4);
+}
+
+TEST_F(Cli, TuneRejectsBadOptions) {
+  std::string db = (dir_ / "b.db").string();
+  Result r = Run("tune --workload gemm:8,8,8 --trials 4 --strategy annealing --db " + db);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("unknown strategy 'annealing'"), std::string::npos) << r.err;
+  Result missing = Run("tune --workload gemm:8,8,8 --db " + db);
+  EXPECT_EQ(missing.exit_code, 2);
+  Result nothing = Run("tune --trials 4 --db " + db);
+  EXPECT_EQ(nothing.exit_code, 1);
+  EXPECT_NE(nothing.err.find("nothing to tune"), std::string::npos) << nothing.err;
+}
+
 TEST_F(Cli, BadTargetIsAUserError) {
   Result r = Run("time --workload gemm:8,8,8 --target \"llvm -num-cores=zero\"");
   EXPECT_EQ(r.exit_code, 1);
