@@ -77,22 +77,21 @@ BuildResult Builder::BuildOne(const PrimFunc& scheduled, const Target& target) c
 std::vector<BuildResult> Builder::Build(const std::vector<PrimFunc>& scheduled,
                                         const Target& target) const {
   std::vector<BuildResult> results(scheduled.size());
+  auto build_guarded = [&](size_t i) {
+    // BuildOne catches everything a candidate can raise; this guard keeps even an allocation
+    // failure while recording the result inside the candidate's slot.
+    try {
+      results[i] = BuildOne(scheduled[i], target);
+    } catch (...) {
+      results[i] = Failure(BuildStatus::kCodegenError, "build", std::current_exception());
+    }
+  };
   if (scheduled.size() <= 1 || num_jobs_ == 1) {
-    for (size_t i = 0; i < scheduled.size(); ++i) results[i] = BuildOne(scheduled[i], target);
+    for (size_t i = 0; i < scheduled.size(); ++i) build_guarded(i);
     return results;
   }
   tbb::task_arena arena(num_jobs_);
-  arena.execute([&] {
-    tbb::parallel_for(size_t{0}, scheduled.size(), [&](size_t i) {
-      // BuildOne catches everything a candidate can raise; this guard keeps even an allocation
-      // failure while recording the result inside the candidate's slot.
-      try {
-        results[i] = BuildOne(scheduled[i], target);
-      } catch (...) {
-        results[i] = Failure(BuildStatus::kCodegenError, "build", std::current_exception());
-      }
-    });
-  });
+  arena.execute([&] { tbb::parallel_for(size_t{0}, scheduled.size(), build_guarded); });
   return results;
 }
 

@@ -46,6 +46,8 @@ std::string SignalName(int sig) {
       return "SIGSYS";
     case SIGTERM:
       return "SIGTERM";
+    case SIGINT:
+      return "SIGINT";
     default:
       return "signal " + std::to_string(sig);
   }
@@ -219,7 +221,14 @@ class RunnerPool::Worker {
     posix_spawn_file_actions_adddup2(&actions, fds[1], STDIN_FILENO);
     posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
     pid_t pid = 0;
-    int rc = posix_spawn(&pid, path_.c_str(), &actions, nullptr, argv.data(), environ);
+    // The worker gets its own process group: a Ctrl-C at the terminal is for the tuner (which
+    // stops after its batch), not for the kernel being measured.
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&attr, 0);
+    int rc = posix_spawn(&pid, path_.c_str(), &actions, &attr, argv.data(), environ);
+    posix_spawnattr_destroy(&attr);
     posix_spawn_file_actions_destroy(&actions);
     close(fds[1]);
     if (rc != 0) {
@@ -247,6 +256,12 @@ class RunnerPool::Worker {
       waitpid(pid_, &status, 0);
     }
     pid_ = 0;
+    if (got > 0 && WIFSIGNALED(status) &&
+        (WTERMSIG(status) == SIGINT || WTERMSIG(status) == SIGTERM)) {
+      // Someone stopped the worker; the candidate is not to blame.
+      return Status(MeasureStatus::kRunnerLost,
+                    "the worker was stopped by " + SignalName(WTERMSIG(status)));
+    }
     if (got > 0 && WIFSIGNALED(status)) {
       MeasureResult result = Status(MeasureStatus::kRuntimeError, "");
       result.signal_name = SignalName(WTERMSIG(status));

@@ -4,8 +4,10 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <sstream>
 #include <string>
@@ -23,7 +25,8 @@ bool ParseCpus(const std::string& text, cpu_set_t* set) {
   int count = 0;
   while (std::getline(ss, item, ',')) {
     if (item.empty() || item.find_first_not_of("0123456789") != std::string::npos) return false;
-    int cpu = std::stoi(item);
+    if (item.size() > 6) return false;
+    int cpu = std::atoi(item.c_str());
     if (cpu >= CPU_SETSIZE) return false;
     CPU_SET(cpu, set);
     ++count;
@@ -55,11 +58,15 @@ int main(int argc, char** argv) {
   // of the socket to close. (PR_SET_PDEATHSIG would fire when the tuner *thread* that spawned
   // this worker exits, not the tuner.)
   std::thread([] {
-    pollfd p{STDIN_FILENO, POLLRDHUP, 0};
-    while (poll(&p, 1, -1) < 0 && errno == EINTR) {
+    for (;;) {
+      pollfd p{STDIN_FILENO, POLLRDHUP, 0};
+      int ready = poll(&p, 1, -1);
+      if (ready > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL)) != 0) _exit(0);
+      if (ready < 0 && errno != EINTR) sleep(1);  // e.g. ENOMEM: try again, do not die
     }
-    _exit(0);
   }).detach();
+  // A Ctrl-C at the terminal is for the tuner, which stops after its batch.
+  std::signal(SIGINT, SIG_IGN);
   // Keep the protocol stream private: a kernel or library printing to stdout must not corrupt
   // the replies.
   std::signal(SIGPIPE, SIG_IGN);

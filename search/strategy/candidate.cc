@@ -2,6 +2,7 @@
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
+#include <algorithm>
 #include <thread>
 
 #include "tirtune/ir/structural_equal.h"

@@ -9,17 +9,14 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <optional>
 #include <thread>
 
 #include "tirtune/search/strategy.h"
+#include "tirtune/support/error.h"
 
 namespace tirtune {
 namespace {
-
-struct Scored {
-  double score;
-  size_t index;
-};
 
 class EvolutionarySearch : public SearchStrategy {
  public:
@@ -35,8 +32,8 @@ class EvolutionarySearch : public SearchStrategy {
                    : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))) {
     double mass = 0;
     for (const MutatorWithProb& m : space_->mutators()) mass += m.prob;
-    for (const MutatorWithProb& m : space_->mutators()) {
-      mutator_probs_.push_back(mass > 0 ? m.prob / mass : 0);
+    if (mass > 0) {
+      for (const MutatorWithProb& m : space_->mutators()) mutator_probs_.push_back(m.prob / mass);
     }
   }
 
@@ -146,14 +143,20 @@ class EvolutionarySearch : public SearchStrategy {
     return picked;
   }
 
-  // Up to `count` valid fresh samples, in rounds, until enough turned up or rounds stop helping.
+  // `count` valid fresh samples, in rounds; more rounds while fewer than init_min_unmeasured of
+  // them are unmeasured, until max_fail_count rounds in a row bring nothing new.
   std::vector<Schedule> SampleFresh(size_t count) {
     std::vector<Schedule> out;
     if (spaces_.empty() || count == 0) return out;
+    size_t unmeasured = 0;
     int failures = 0;
-    size_t wanted = std::max<size_t>(count, config_.init_min_unmeasured);
-    while (out.size() < count && failures < config_.max_fail_count) {
-      size_t batch = count - out.size();
+    auto enough = [&] {
+      return out.size() >= count &&
+             unmeasured >= std::min<size_t>(count, config_.init_min_unmeasured);
+    };
+    while (!enough() && failures < config_.max_fail_count) {
+      size_t batch = count - std::min(count, out.size());
+      if (batch == 0) batch = count;
       std::vector<uint64_t> seeds(batch);
       std::vector<size_t> which(batch);
       for (size_t i = 0; i < batch; ++i) {
@@ -166,12 +169,13 @@ class EvolutionarySearch : public SearchStrategy {
           samples[i] = space_->ReplayAndPostprocess(func_, spaces_[which[i]], seeds[i]);
         });
       });
-      size_t before = out.size();
+      size_t before = unmeasured;
       for (auto& s : samples) {
-        if (s) out.push_back(std::move(*s));
+        if (!s) continue;
+        if (!seen_.count(CandidateKey(*s))) ++unmeasured;
+        if (out.size() < count) out.push_back(std::move(*s));
       }
-      if (out.size() == before) ++failures;
-      if (out.size() >= wanted) break;
+      if (unmeasured == before) ++failures;
     }
     return out;
   }
@@ -182,6 +186,9 @@ class EvolutionarySearch : public SearchStrategy {
     std::vector<const FeatureMatrix*> ptrs;
     for (const FeatureMatrix& f : features) ptrs.push_back(&f);
     std::vector<double> scores = model_->Predict(ptrs);
+    TT_ICHECK(features.size() == population.size() && scores.size() == population.size(),
+              "{} candidates, {} feature matrices, {} scores from cost model '{}'",
+              population.size(), features.size(), scores.size(), model_->name());
     for (size_t i = 0; i < scores.size(); ++i) {
       if (!std::isfinite(scores[i]) || scores[i] < 0 || features[i].rows == 0) scores[i] = 0;
     }

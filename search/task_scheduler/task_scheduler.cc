@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "tirtune/schedule/random.h"
+#include "tirtune/support/error.h"
 
 namespace tirtune {
 namespace {
@@ -101,6 +102,7 @@ std::unique_ptr<TaskScheduler> MakeRoundRobin(size_t num_tasks) {
 
 std::unique_ptr<TaskScheduler> MakeGradientBased(std::vector<double> weights, double alpha,
                                                  int window_size, uint64_t seed) {
+  if (window_size < 1) throw UserError("the gradient task scheduler needs a window of at least 1");
   return std::make_unique<GradientBased>(std::move(weights), alpha, window_size, seed);
 }
 

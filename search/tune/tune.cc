@@ -4,8 +4,10 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <exception>
 #include <fstream>
 #include <limits>
 
@@ -65,6 +67,19 @@ void CheckOptions(const TuneOptions& o) {
     throw UserError(fmt::format("--trials must be positive, got {}", o.max_trials));
   if (o.trials_per_round < 1) {
     throw UserError(fmt::format("trials per round must be positive, got {}", o.trials_per_round));
+  }
+  const EvolutionaryConfig& e = o.evolutionary;
+  if (e.population_size < 1) {
+    throw UserError(fmt::format("the population must be positive, got {}", e.population_size));
+  }
+  if (!(e.init_measured_ratio >= 0 && e.init_measured_ratio <= 1) ||
+      !(e.eps_greedy >= 0 && e.eps_greedy <= 1) ||
+      !(e.genetic_mutate_prob >= 0 && e.genetic_mutate_prob <= 1)) {
+    throw UserError("init_measured_ratio, eps_greedy and genetic_mutate_prob must be in [0, 1]");
+  }
+  if (!std::isfinite(o.runner.timeout_s) || o.runner.timeout_s <= 0) {
+    throw UserError(
+        fmt::format("--timeout must be a positive number of seconds, got {}", o.runner.timeout_s));
   }
   if (o.strategy != "evolutionary" && o.strategy != "replay") {
     throw UserError(fmt::format("unknown strategy '{}' (evolutionary or replay)", o.strategy));
@@ -134,6 +149,8 @@ TuneResult Tune(const std::vector<TuneTask>& tasks, Database& db, const TuneOpti
     for (const TuningRecord& r : db.RecordsOf(entry.id)) {
       if (r.target != target) continue;
       ++s.result.trials_before;
+      // A lost worker is not the candidate's fault: it may be proposed and measured again.
+      if (r.status == RecordStatus::kRunnerLost) continue;
       std::optional<Schedule> sch = ReplayRecord(task.func, r.trace);
       if (!sch) continue;
       measured.insert(CandidateKey(*sch));
@@ -192,6 +209,18 @@ TuneResult Tune(const std::vector<TuneTask>& tasks, Database& db, const TuneOpti
                                                  ? MakeGradientBased(weights, 0.2, 3, options.seed)
                                                  : MakeRoundRobin(tasks.size());
   int done = 0;
+  // What the cost model learned is kept even when the run ends with an error.
+  struct SaveModelOnExit {
+    const CostModel& model;
+    const std::string& path;
+    ~SaveModelOnExit() {
+      if (path.empty() || std::uncaught_exceptions() == 0) return;
+      try {
+        model.Save(path);
+      } catch (...) {
+      }
+    }
+  } save_on_error{*model, options.model_path};
   while (done < budget) {
     if (options.stop != nullptr && options.stop->load()) {
       out.interrupted = true;
@@ -203,8 +232,20 @@ TuneResult Tune(const std::vector<TuneTask>& tasks, Database& db, const TuneOpti
     int n = std::min(options.trials_per_round, budget - done);
 
     auto search_start = Clock::now();
-    std::vector<Schedule> candidates = s.strategy->GenerateMeasureCandidates(n);
+    std::vector<Schedule> candidates;
+    try {
+      candidates = s.strategy->GenerateMeasureCandidates(n);
+    } catch (const std::exception& e) {
+      // A bug in a rule, postprocessor or mutator ends this task, not the run.
+      s.result.stopped = std::string("error: ") + e.what();
+      scheduler->Terminate(t);
+      log(fmt::format("task '{}': the search failed and the task stops: {}", s.result.name,
+                      e.what()));
+      continue;
+    }
     out.search_seconds += SecondsSince(search_start);
+    TT_ICHECK(static_cast<int>(candidates.size()) <= n, "asked for {} candidates, got {}", n,
+              candidates.size());
     if (candidates.empty()) {
       s.result.stopped = "exhausted";
       scheduler->Terminate(t);
@@ -215,6 +256,13 @@ TuneResult Tune(const std::vector<TuneTask>& tasks, Database& db, const TuneOpti
     std::vector<PrimFunc> funcs;
     for (const Schedule& c : candidates) funcs.push_back(c.func());
     std::vector<MeasureResult> results = measurer.Measure(s.measure, funcs);
+    bool all_lost = std::all_of(results.begin(), results.end(), [](const MeasureResult& r) {
+      return r.status == MeasureStatus::kRunnerLost;
+    });
+    if (all_lost) {
+      throw UserError(fmt::format("every candidate of the batch lost its runner, e.g.: {}",
+                                  results.front().message));
+    }
     out.build_seconds += measurer.last_times().build;
     out.run_seconds += measurer.last_times().run;
 
@@ -245,7 +293,7 @@ TuneResult Tune(const std::vector<TuneTask>& tasks, Database& db, const TuneOpti
           s.result.best_trace = records.back().trace;
         }
       }
-      if (r.status != MeasureStatus::kBuildError) {
+      if (r.status != MeasureStatus::kBuildError && r.status != MeasureStatus::kRunnerLost) {
         learnable.push_back(candidates[i]);
         learnable_secs.push_back(seconds.back());
       }

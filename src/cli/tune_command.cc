@@ -23,13 +23,41 @@ namespace tirtune::cli {
 namespace {
 
 std::atomic<bool> g_stop{false};
+static_assert(std::atomic<bool>::is_always_lock_free);
 
 void OnInterrupt(int) {
   g_stop.store(true);
-  // A second Ctrl-C ends the process at once (what is committed stays committed).
-  std::signal(SIGINT, SIG_DFL);
-  std::signal(SIGTERM, SIG_DFL);
+  const char message[] = "\ntirtune: stopping after the current batch (again to abort)\n";
+  ssize_t ignored = write(STDERR_FILENO, message, sizeof message - 1);
+  (void)ignored;
 }
+
+// While alive, SIGINT and SIGTERM ask the tuning loop to stop after its batch; the handler resets
+// itself (SA_RESETHAND), so a second signal ends the process at once, losing only the batch in
+// flight. A signal the shell told us to ignore (nohup, background jobs) stays ignored.
+class StopOnSignals {
+ public:
+  StopOnSignals() {
+    for (int i = 0; i < 2; ++i) {
+      struct sigaction action = {};
+      action.sa_handler = OnInterrupt;
+      action.sa_flags = SA_RESETHAND;
+      sigemptyset(&action.sa_mask);
+      sigaction(kSignals[i], nullptr, &previous_[i]);
+      if (previous_[i].sa_handler == SIG_IGN) continue;
+      sigaction(kSignals[i], &action, nullptr);
+    }
+  }
+  ~StopOnSignals() {
+    for (int i = 0; i < 2; ++i) sigaction(kSignals[i], &previous_[i], nullptr);
+  }
+  StopOnSignals(const StopOnSignals&) = delete;
+  StopOnSignals& operator=(const StopOnSignals&) = delete;
+
+ private:
+  static constexpr int kSignals[2] = {SIGINT, SIGTERM};
+  struct sigaction previous_[2];
+};
 
 struct TuneCli {
   std::vector<std::string> workloads;
@@ -106,11 +134,11 @@ void RunTune(TuneCli& opts, const GlobalOptions& global) {
 
   g_stop.store(false);
   options.stop = &g_stop;
-  std::signal(SIGINT, OnInterrupt);
-  std::signal(SIGTERM, OnInterrupt);
-  TuneResult result = Tune(tasks, *db, options);
-  std::signal(SIGINT, SIG_DFL);
-  std::signal(SIGTERM, SIG_DFL);
+  TuneResult result;
+  {
+    StopOnSignals stop_on_signals;
+    result = Tune(tasks, *db, options);
+  }
   if (live) fmt::print(stderr, "\n");
   options.log(fmt::format("done in {:.1f} s (search {:.1f} s, build {:.1f} s, run {:.1f} s){}",
                           result.seconds, result.search_seconds, result.build_seconds,

@@ -18,7 +18,9 @@
 
 namespace tirtune {
 
-/// Identifies a candidate by what it computes: the structural hash of its scheduled function.
+/// Identifies a candidate by what it computes: the structural hash of its scheduled function (64
+/// bits, compared without an equality check: a collision would drop a candidate, never store a
+/// wrong one).
 std::string CandidateKey(const Schedule& sch);
 
 /// Features of scheduled (not yet lowered) candidates, one matrix per candidate.

@@ -51,7 +51,8 @@ struct TuneProgress {
 
 struct TuneOptions {
   Target target = Target::Host();
-  /// Trials in this run, over all tasks (with `resume`: including those already stored).
+  /// Trials in this run, over all tasks; with `resume`, the records already stored for the tasks
+  /// (on this target) count against it.
   int max_trials = 1000;
   /// Candidates per batch. Default 64.
   int trials_per_round = 64;
