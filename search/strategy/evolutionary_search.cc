@@ -11,6 +11,8 @@
 #include <map>
 #include <optional>
 #include <thread>
+#include <tuple>
+#include <unordered_map>
 
 #include "tirtune/search/strategy.h"
 #include "tirtune/support/error.h"
@@ -97,10 +99,24 @@ class EvolutionarySearch : public SearchStrategy {
 
     // Step 3. Evolve: score, remember the best unmeasured, breed the next generation.
     std::map<std::string, std::pair<double, Schedule>> best_unmeasured;
+    // The model does not change within a round: a schedule seen before keeps its score.
+    std::unordered_map<std::string, double> score_of;
     for (int iter = 0; iter <= config_.genetic_num_iters; ++iter) {
-      std::vector<double> scores = Score(population);
+      std::vector<std::string> keys = Keys(population);
+      std::vector<Schedule> unscored;
+      std::vector<const std::string*> unscored_keys;
       for (size_t i = 0; i < population.size(); ++i) {
-        std::string key = CandidateKey(population[i]);
+        if (score_of.emplace(keys[i], 0.0).second) {
+          unscored.push_back(population[i]);
+          unscored_keys.push_back(&keys[i]);
+        }
+      }
+      std::vector<double> fresh_scores = Score(unscored);
+      for (size_t j = 0; j < unscored.size(); ++j) score_of[*unscored_keys[j]] = fresh_scores[j];
+      std::vector<double> scores;
+      for (const std::string& key : keys) scores.push_back(score_of.at(key));
+      for (size_t i = 0; i < population.size(); ++i) {
+        const std::string& key = keys[i];
         if (seen_.count(key)) continue;
         auto it = best_unmeasured.find(key);
         if (it == best_unmeasured.end()) {
@@ -115,31 +131,29 @@ class EvolutionarySearch : public SearchStrategy {
 
     // Step 4. Epsilon-greedy: a few random fresh samples, the rest best predicted first.
     std::vector<Schedule> picked;
-    std::unordered_set<std::string> taken;
-    auto take = [&](const Schedule& s) {
-      std::string key = CandidateKey(s);
-      if (seen_.count(key) || !taken.insert(key).second) return;
-      picked.push_back(s);
+    auto take = [&](const std::string& key, const Schedule& s) {
+      if (seen_.insert(key).second) picked.push_back(s);
     };
     int num_random = static_cast<int>(n * config_.eps_greedy);
+    std::vector<std::string> fresh_keys = Keys(fresh);
     std::vector<size_t> order(fresh.size());
     for (size_t i = 0; i < order.size(); ++i) order[i] = i;
     for (size_t i = order.size(); i > 1; --i) {
       std::swap(order[i - 1], order[rng_.UniformInt(0, static_cast<int64_t>(i))]);
     }
     for (size_t i = 0; i < order.size() && static_cast<int>(picked.size()) < num_random; ++i) {
-      take(fresh[order[i]]);
+      take(fresh_keys[order[i]], fresh[order[i]]);
     }
-    std::vector<std::pair<double, const Schedule*>> ranked;
-    for (const auto& [key, entry] : best_unmeasured)
-      ranked.emplace_back(entry.first, &entry.second);
+    std::vector<std::tuple<double, const std::string*, const Schedule*>> ranked;
+    for (const auto& [key, entry] : best_unmeasured) {
+      ranked.emplace_back(entry.first, &key, &entry.second);
+    }
     std::stable_sort(ranked.begin(), ranked.end(),
-                     [](const auto& a, const auto& b) { return a.first > b.first; });
-    for (const auto& [score, sch] : ranked) {
+                     [](const auto& a, const auto& b) { return std::get<0>(a) > std::get<0>(b); });
+    for (const auto& [score, key, sch] : ranked) {
       if (static_cast<int>(picked.size()) >= n) break;
-      take(*sch);
+      take(*key, *sch);
     }
-    for (const Schedule& s : picked) seen_.insert(CandidateKey(s));
     return picked;
   }
 
@@ -164,24 +178,37 @@ class EvolutionarySearch : public SearchStrategy {
         seeds[i] = rng_.Next();
       }
       std::vector<std::optional<Schedule>> samples(batch);
+      std::vector<std::string> keys(batch);
       arena_.execute([&] {
         tbb::parallel_for(size_t{0}, batch, [&](size_t i) {
           samples[i] = space_->ReplayAndPostprocess(func_, spaces_[which[i]], seeds[i]);
+          if (samples[i]) keys[i] = CandidateKey(*samples[i]);
         });
       });
       size_t before = unmeasured;
-      for (auto& s : samples) {
-        if (!s) continue;
-        if (!seen_.count(CandidateKey(*s))) ++unmeasured;
-        if (out.size() < count) out.push_back(std::move(*s));
+      for (size_t i = 0; i < batch; ++i) {
+        if (!samples[i]) continue;
+        if (!seen_.count(keys[i])) ++unmeasured;
+        if (out.size() < count) out.push_back(std::move(*samples[i]));
       }
       if (unmeasured == before) ++failures;
     }
     return out;
   }
 
+  // The CandidateKey of each schedule, computed in parallel (each prints its function).
+  std::vector<std::string> Keys(const std::vector<Schedule>& schedules) {
+    std::vector<std::string> keys(schedules.size());
+    arena_.execute([&] {
+      tbb::parallel_for(size_t{0}, schedules.size(),
+                        [&](size_t i) { keys[i] = CandidateKey(schedules[i]); });
+    });
+    return keys;
+  }
+
   // Cost-model scores, clamped at 0; a candidate without features scores 0.
   std::vector<double> Score(const std::vector<Schedule>& population) {
+    if (population.empty()) return {};
     std::vector<FeatureMatrix> features = features_(population);
     std::vector<const FeatureMatrix*> ptrs;
     for (const FeatureMatrix& f : features) ptrs.push_back(&f);

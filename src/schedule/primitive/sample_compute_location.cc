@@ -45,35 +45,48 @@ std::vector<const ForNode*> EnclosingLoops(const ScheduleState& state,
 
 LoopRV Schedule::SampleComputeLocation(BlockRV block, std::optional<int64_t> decision) {
   const BlockRealizeNode* realize = Get(block);
-  // Step 1: keep the candidate loops where compute_at succeeds, and see whether inlining does.
-  std::vector<const ForNode*> loops;
-  for (const ForNode* loop : EnclosingLoops(state_, realize)) {
+  std::vector<const ForNode*> enclosing = EnclosingLoops(state_, realize);
+  auto can_compute_at = [&](const ForNode* loop) {
     const VarNode* loop_var = loop->loop_var.get();
-    if (CanApply([&](Schedule& s) { s.ComputeAt(block, s.NewLoopRV(loop_var)); })) {
-      loops.push_back(loop);
-    }
-  }
-  bool can_inline = CanApply([&](Schedule& s) { s.ComputeInline(block); });
-  // Step 2: take or check the decision.
+    return CanApply([&](Schedule& s) { s.ComputeAt(block, s.NewLoopRV(loop_var)); });
+  };
+  auto can_inline = [&] { return CanApply([&](Schedule& s) { s.ComputeInline(block); }); };
   int64_t choice;
+  const ForNode* chosen = nullptr;
   if (decision.has_value()) {
+    // Step 1a. Check only what the decision needs (replay is the search's hot path): nothing for
+    // the root, inlining for -2, and the candidate loops up to the chosen one for an index.
     choice = *decision;
-    bool valid = choice == -1 || (choice == -2 && can_inline) ||
-                 (choice >= 0 && choice < static_cast<int64_t>(loops.size()));
+    bool valid = choice == -1 || (choice == -2 && can_inline());
+    for (int64_t seen = 0; choice >= 0 && !valid && !enclosing.empty();) {
+      const ForNode* loop = enclosing.front();
+      enclosing.erase(enclosing.begin());
+      if (!can_compute_at(loop)) continue;
+      if (seen++ == choice) {
+        chosen = loop;
+        valid = true;
+      }
+    }
     if (!valid) {
-      throw SimpleScheduleError(
-          "InvalidDecisionError",
-          fmt::format("compute location {} is not available for block '{}' ({} loops{})", choice,
-                      realize->block->name, loops.size(), can_inline ? ", inline" : ""),
-          {realize});
+      throw SimpleScheduleError("InvalidDecisionError",
+                                fmt::format("compute location {} is not available for block '{}'",
+                                            choice, realize->block->name),
+                                {realize});
     }
   } else {
+    // Step 1b. Sample among the root, inlining (when it succeeds) and every loop where compute_at
+    // succeeds.
+    std::vector<const ForNode*> loops;
+    for (const ForNode* loop : enclosing) {
+      if (can_compute_at(loop)) loops.push_back(loop);
+    }
     std::vector<int64_t> options{-1};
-    if (can_inline) options.push_back(-2);
+    if (can_inline()) options.push_back(-2);
     for (size_t i = 0; i < loops.size(); ++i) options.push_back(static_cast<int64_t>(i));
     choice = options[rng_.UniformInt(0, static_cast<int64_t>(options.size()))];
+    if (choice >= 0) chosen = loops[choice];
   }
-  LoopRV out = choice >= 0 ? NewLoopRV(loops[choice]->loop_var.get()) : NewLocationRV(choice);
+  LoopRV out = chosen != nullptr ? NewLoopRV(chosen->loop_var.get()) : NewLocationRV(choice);
   Record("SampleComputeLocation", {block.ref()}, nlohmann::json::object(), {out.ref()}, choice);
   return out;
 }
