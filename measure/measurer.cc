@@ -51,7 +51,8 @@ Measurer::Measurer(BuilderConfig builder, RunnerConfig runner)
     : builder_(std::move(builder)), runners_(std::move(runner)) {}
 
 std::vector<MeasureResult> Measurer::Measure(const MeasureTask& task,
-                                             const std::vector<PrimFunc>& scheduled) {
+                                             const std::vector<PrimFunc>& scheduled,
+                                             double slow_cutoff_seconds) {
   auto start = std::chrono::steady_clock::now();
   std::vector<BuildResult> built = builder_.Build(scheduled, task.target);
   last_.build = SecondsSince(start);
@@ -73,6 +74,7 @@ std::vector<MeasureResult> Measurer::Measure(const MeasureTask& task,
     c.args = task.args;
     c.seed = task.seed;
     c.expected = task.expected;
+    c.slow_cutoff_seconds = slow_cutoff_seconds;
     candidates.push_back(std::move(c));
     slots.push_back(i);
   }

@@ -1,6 +1,7 @@
 // The worker side of the runner: one request in, one reply out.
 #include "tirtune/measure/runner_worker.h"
 
+#include <chrono>
 #include <cstdio>
 #include <exception>
 #include <memory>
@@ -43,7 +44,11 @@ RunReply HandleRunRequest(const RunRequest& request) {
     }
 
     // Step 3. Run once and verify; a wrong kernel is never timed.
-    if (int32_t status = kernel->Run(args); status != 0) {
+    auto start = std::chrono::steady_clock::now();
+    int32_t run_status = kernel->Run(args);
+    double first_run =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (int32_t status = run_status; status != 0) {
       return Failure(ReplyKind::kRuntimeError,
                      "the kernel returned status " + std::to_string(status));
     }
@@ -62,7 +67,14 @@ RunReply HandleRunRequest(const RunRequest& request) {
       }
     }
 
-    // Step 4. Time the unchecked entry point.
+    // Step 4. Time the unchecked entry point, unless the candidate is too slow to be worth it.
+    if (request.slow_cutoff_seconds > 0 && first_run > request.slow_cutoff_seconds) {
+      RunReply slow;
+      slow.timing.seconds = {first_run};
+      slow.timing.median = first_run;
+      slow.timing.number = 1;
+      return slow;
+    }
     std::vector<void*> raw;
     for (NDArray& a : args) raw.push_back(a.raw());
     RunReply reply;

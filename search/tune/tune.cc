@@ -81,6 +81,11 @@ void CheckOptions(const TuneOptions& o) {
     throw UserError(
         fmt::format("--timeout must be a positive number of seconds, got {}", o.runner.timeout_s));
   }
+  if (!(o.slow_cutoff_factor == 0 || o.slow_cutoff_factor > 1)) {
+    throw UserError(
+        fmt::format("the slow-candidate cutoff factor must be 0 (off) or above 1, got {}",
+                    o.slow_cutoff_factor));
+  }
   if (o.strategy != "evolutionary" && o.strategy != "replay") {
     throw UserError(fmt::format("unknown strategy '{}' (evolutionary or replay)", o.strategy));
   }
@@ -255,7 +260,10 @@ TuneResult Tune(const std::vector<TuneTask>& tasks, Database& db, const TuneOpti
 
     std::vector<PrimFunc> funcs;
     for (const Schedule& c : candidates) funcs.push_back(c.func());
-    std::vector<MeasureResult> results = measurer.Measure(s.measure, funcs);
+    double cutoff = options.slow_cutoff_factor > 0 && s.result.best_seconds
+                        ? options.slow_cutoff_factor * *s.result.best_seconds
+                        : 0;
+    std::vector<MeasureResult> results = measurer.Measure(s.measure, funcs, cutoff);
     bool all_lost = std::all_of(results.begin(), results.end(), [](const MeasureResult& r) {
       return r.status == MeasureStatus::kRunnerLost;
     });

@@ -157,6 +157,21 @@ TEST(Runner, GarbageOutputIsWrongResultWithItsError) {
   ExpectGoodGemmMeasures(pool);
 }
 
+TEST(Runner, ACandidateSlowerThanTheCutoffIsVerifiedButNotTimed) {
+  RunnerPool pool(SmallConfig());
+  MeasureCandidate c = Candidate(kGemm);
+  c.slow_cutoff_seconds = 1e-12;
+  MeasureResult slow = pool.MeasureOne(c);
+  ASSERT_EQ(slow.status, MeasureStatus::kOk) << slow.message;
+  EXPECT_EQ(slow.seconds.size(), 1u);
+  EXPECT_EQ(slow.number, 1);
+  // The cutoff never spares verification: garbage is still a wrong result.
+  MeasureCandidate garbage = Candidate(kGarbage);
+  garbage.slow_cutoff_seconds = 1e-12;
+  EXPECT_EQ(pool.MeasureOne(garbage).status, MeasureStatus::kWrongResult);
+  ExpectGoodGemmMeasures(pool);
+}
+
 TEST(Runner, UnloadableObjectIsRuntimeError) {
   RunnerPool pool(SmallConfig());
   MeasureCandidate c = Candidate(kGemm);

@@ -53,9 +53,11 @@ class Measurer {
   Measurer(BuilderConfig builder, RunnerConfig runner);
 
   /// Builds and measures each scheduled function (a schedule of task.original); one result per
-  /// function, in order. Never throws for a candidate's failure.
+  /// function, in order. Never throws for a candidate's failure. `slow_cutoff_seconds` (0: none):
+  /// a candidate whose verification run takes longer is not timed further (RunRequest).
   std::vector<MeasureResult> Measure(const MeasureTask& task,
-                                     const std::vector<PrimFunc>& scheduled);
+                                     const std::vector<PrimFunc>& scheduled,
+                                     double slow_cutoff_seconds = 0);
 
   /// Time spent in the last Measure call, and in all of them.
   const MeasureTimes& last_times() const { return last_; }

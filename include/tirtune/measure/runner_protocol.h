@@ -32,6 +32,9 @@ struct RunRequest {
   std::vector<ArgSpec> args;
   uint64_t seed = 0;
   TimerConfig timer;
+  /// 0, or a time past which the candidate is not worth timing: when its verification run takes
+  /// longer, that run is its only sample (number 1) and the warm-up and repeats are skipped.
+  double slow_cutoff_seconds = 0;
   /// Empty, or one entry per parameter: the parameter's expected contents after one run, or an
   /// undefined NDArray for a parameter not to compare. Empty means run without verifying.
   std::vector<NDArray> expected;

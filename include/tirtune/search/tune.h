@@ -65,6 +65,10 @@ struct TuneOptions {
   /// Count the records already stored for each task against its share of the budget.
   bool resume = false;
   uint64_t seed = 1;
+  /// A candidate whose verification run is this many times slower than the task's best so far is
+  /// not timed further (its one run is its sample): it is far from competing. 0 disables.
+  /// Default 20.
+  double slow_cutoff_factor = 20;
   /// Train the cost model on the records already in the database before the first batch.
   bool pretrain = true;
   /// Path of a cost model to load first (and save at the end); empty for none.
