@@ -6,8 +6,8 @@
 #include <gtest/gtest.h>
 
 #include "../common/workload_schedules.h"
+#include "planted_faults.h"
 #include "tirtune/interp/interpreter.h"
-#include "tirtune/ir/op.h"
 #include "tirtune/ir/parser.h"
 #include "tirtune/ir/stmt.h"
 #include "tirtune/measure/verify.h"
@@ -16,29 +16,8 @@
 namespace tirtune {
 namespace {
 
-// Lowering rejects this block's storage-align request (there is no write 3).
-const char* kBadAlign = R"(
-@prim_func
-def bad_align(A: Buffer((16,), float32), C: Buffer((16,), float32)):
-    for i in range(16):
-        with block("c"):
-            vi = axis.spatial(16, i)
-            reads(A[vi])
-            writes(C[vi])
-            block_attr({"buffer_dim_align": "[[3, 0, 8, 1]]"})
-            C[vi] = A[vi]
-)";
-
-// Rounds through float8, a type the LLVM backend does not have: lowering passes it through and
-// code generation rejects it.
-PrimFunc ThroughFloat8() {
-  auto i32 = [](int64_t v) { return MakeConst(DataType::Int(32), static_cast<double>(v)); };
-  Buffer a("A", DataType::Float(32), {i32(16)});
-  Buffer c("C", DataType::Float(32), {i32(16)});
-  Expr narrow = MakeCast(DataType::Float(8), MakeBufferLoad(a, {i32(0)}));
-  return PrimFunc("through_float8", {a, c},
-                  MakeBufferStore(c, MakeCast(DataType::Float(32), narrow), {i32(0)}));
-}
+using testing::kBadAlign;
+using testing::ThroughFloat8;
 
 TEST(Builder, CompilesScheduledWorkloadsThatMatchTheInterpreter) {
   std::vector<PrimFunc> funcs;

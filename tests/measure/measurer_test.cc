@@ -9,83 +9,14 @@
 
 #include <map>
 
-#include "tirtune/ir/op.h"
+#include "planted_faults.h"
 #include "tirtune/ir/parser.h"
-#include "tirtune/ir/stmt.h"
 #include "tirtune/te/workload_registry.h"
 
 namespace tirtune {
 namespace {
 
-// The task: a 16x16x16 GEMM over flat buffers, written in lowered form.
-const char* kGemm = R"(
-@prim_func
-def gemm(A: Buffer((256,), float32), B: Buffer((256,), float32), C: Buffer((256,), float32)):
-    for i in range(16):
-        for j in range(16):
-            C[i * 16 + j] = 0.0
-            for k in range(16):
-                C[i * 16 + j] = C[i * 16 + j] + A[i * 16 + k] * B[k * 16 + j]
-)";
-
-// The same GEMM with the loops interchanged: a different, correct candidate.
-const char* kGemmIkj = R"(
-@prim_func
-def gemm(A: Buffer((256,), float32), B: Buffer((256,), float32), C: Buffer((256,), float32)):
-    for i in range(16):
-        for j in range(16):
-            C[i * 16 + j] = 0.0
-        for k in range(16):
-            for j in range(16):
-                C[i * 16 + j] = C[i * 16 + j] + A[i * 16 + k] * B[k * 16 + j]
-)";
-
-// Stores 4 TiB past the buffer: SIGSEGV.
-const char* kSegfault = R"(
-@prim_func
-def gemm(A: Buffer((256,), float32), B: Buffer((256,), float32), C: Buffer((256,), float32)):
-    for i in range(4):
-        C[i * 1099511627776 + 1099511627776] = A[i]
-)";
-
-const char* kEndless = R"(
-@prim_func
-def gemm(A: Buffer((256,), float32), B: Buffer((256,), float32), C: Buffer((256,), float32)):
-    for i in range(4611686018427387904):
-        C[0] = C[0] * 0.5 + A[1]
-)";
-
-const char* kGarbage = R"(
-@prim_func
-def gemm(A: Buffer((256,), float32), B: Buffer((256,), float32), C: Buffer((256,), float32)):
-    for i in range(256):
-        C[i] = 42.0
-)";
-
-// Lowering rejects the storage-align request (the block has no write 3).
-const char* kBadAlign = R"(
-@prim_func
-def gemm(A: Buffer((256,), float32), B: Buffer((256,), float32), C: Buffer((256,), float32)):
-    for i in range(256):
-        with block("c"):
-            vi = axis.spatial(256, i)
-            reads(A[vi])
-            writes(C[vi])
-            block_attr({"buffer_dim_align": "[[3, 0, 8, 1]]"})
-            C[vi] = A[vi]
-)";
-
-// Rounds through float8, a type the LLVM backend does not have: code generation rejects it.
-PrimFunc ThroughFloat8() {
-  auto i32 = [](int64_t v) { return MakeConst(DataType::Int(32), static_cast<double>(v)); };
-  std::vector<Buffer> params;
-  for (const char* name : {"A", "B", "C"}) {
-    params.emplace_back(name, DataType::Float(32), std::vector<Expr>{i32(256)});
-  }
-  Expr narrow = MakeCast(DataType::Float(8), MakeBufferLoad(params[0], {i32(0)}));
-  return PrimFunc("gemm", params,
-                  MakeBufferStore(params[2], MakeCast(DataType::Float(32), narrow), {i32(0)}));
-}
+using namespace tirtune::testing;  // the planted-fault kernels
 
 RunnerConfig FastRunners() {
   RunnerConfig config;

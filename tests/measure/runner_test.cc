@@ -8,6 +8,7 @@
 
 #include <chrono>
 
+#include "planted_faults.h"
 #include "tirtune/codegen/build.h"
 #include "tirtune/codegen/target.h"
 #include "tirtune/interp/interpreter.h"
@@ -17,38 +18,7 @@
 namespace tirtune {
 namespace {
 
-const char* kGemm = R"(
-@prim_func
-def gemm(A: Buffer((256,), float32), B: Buffer((256,), float32), C: Buffer((256,), float32)):
-    for i in range(16):
-        for j in range(16):
-            C[i * 16 + j] = 0.0
-            for k in range(16):
-                C[i * 16 + j] = C[i * 16 + j] + A[i * 16 + k] * B[k * 16 + j]
-)";
-
-// Stores 4 TiB past the buffer: SIGSEGV.
-const char* kOutOfBounds = R"(
-@prim_func
-def gemm(A: Buffer((256,), float32), B: Buffer((256,), float32), C: Buffer((256,), float32)):
-    for i in range(4):
-        C[i * 1099511627776 + 1099511627776] = A[i]
-)";
-
-// A serial loop of 2^62 iterations.
-const char* kEndless = R"(
-@prim_func
-def gemm(A: Buffer((256,), float32), B: Buffer((256,), float32), C: Buffer((256,), float32)):
-    for i in range(4611686018427387904):
-        C[0] = C[0] * 0.5 + A[1]
-)";
-
-const char* kGarbage = R"(
-@prim_func
-def gemm(A: Buffer((256,), float32), B: Buffer((256,), float32), C: Buffer((256,), float32)):
-    for i in range(256):
-        C[i] = 42.0
-)";
+using namespace tirtune::testing;  // the planted-fault kernels
 
 constexpr uint64_t kSeed = 7;
 
@@ -129,7 +99,7 @@ TEST(Runner, GoodGemmMeasuresOk) {
 
 TEST(Runner, SegfaultIsRuntimeErrorAndWorkerIsRespawned) {
   RunnerPool pool(SmallConfig());
-  MeasureResult r = pool.MeasureOne(Candidate(kOutOfBounds));
+  MeasureResult r = pool.MeasureOne(Candidate(kSegfault));
   EXPECT_EQ(r.status, MeasureStatus::kRuntimeError) << r.message;
   EXPECT_EQ(r.signal_name, "SIGSEGV") << r.message;
   EXPECT_EQ(pool.spawn_count(), 2);
@@ -200,8 +170,8 @@ TEST(Runner, PinnedWorkersMeasureAMixedBatchInOrder) {
   config.num_workers = 2;
   config.cpu_sets = {{cpu}, {cpu}};
   RunnerPool pool(config);
-  std::vector<MeasureResult> results = pool.Measure(
-      {Candidate(kGemm), Candidate(kOutOfBounds), Candidate(kGarbage), Candidate(kGemm)});
+  std::vector<MeasureResult> results =
+      pool.Measure({Candidate(kGemm), Candidate(kSegfault), Candidate(kGarbage), Candidate(kGemm)});
   ASSERT_EQ(results.size(), 4u);
   EXPECT_EQ(results[0].status, MeasureStatus::kOk) << results[0].message;
   EXPECT_EQ(results[1].status, MeasureStatus::kRuntimeError) << results[1].message;
