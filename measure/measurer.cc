@@ -52,7 +52,8 @@ Measurer::Measurer(BuilderConfig builder, RunnerConfig runner)
 
 std::vector<MeasureResult> Measurer::Measure(const MeasureTask& task,
                                              const std::vector<PrimFunc>& scheduled,
-                                             double slow_cutoff_seconds) {
+                                             const SlowCutoff& cutoff,
+                                             const MeasureCallback& on_result) {
   auto start = std::chrono::steady_clock::now();
   std::vector<BuildResult> built = builder_.Build(scheduled, task.target);
   last_.build = SecondsSince(start);
@@ -65,6 +66,7 @@ std::vector<MeasureResult> Measurer::Measure(const MeasureTask& task,
     if (!built[i].ok()) {
       results[i].status = MeasureStatus::kBuildError;
       results[i].message = built[i].message;
+      if (on_result) on_result(i, results[i]);
       continue;
     }
     MeasureCandidate c;
@@ -74,11 +76,14 @@ std::vector<MeasureResult> Measurer::Measure(const MeasureTask& task,
     c.args = task.args;
     c.seed = task.seed;
     c.expected = task.expected;
-    c.slow_cutoff_seconds = slow_cutoff_seconds;
     candidates.push_back(std::move(c));
     slots.push_back(i);
   }
-  std::vector<MeasureResult> measured = runners_.Measure(candidates);
+  MeasureCallback forward;
+  if (on_result) {
+    forward = [&](size_t j, const MeasureResult& r) { on_result(slots[j], r); };
+  }
+  std::vector<MeasureResult> measured = runners_.Measure(candidates, cutoff, forward);
   for (size_t j = 0; j < slots.size(); ++j) results[slots[j]] = std::move(measured[j]);
   last_.run = SecondsSince(start);
   total_.build += last_.build;

@@ -2,6 +2,7 @@
 // worker can fail (a signal, a hang, a vanished process) into a MeasureResult status.
 #include "tirtune/measure/runner.h"
 
+#include <fmt/format.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
@@ -163,7 +164,7 @@ class RunnerPool::Worker {
       Stop();
       Start();
       return Status(MeasureStatus::kTimeout,
-                    "no reply within " + std::to_string(timeout_s) + " s; the worker was killed");
+                    fmt::format("no reply within {:.3g} s; the worker was killed", timeout_s));
     }
     if (outcome == ReadOutcome::kEof) {
       MeasureResult lost = Reap();
@@ -311,15 +312,39 @@ MeasureResult RunnerPool::MeasureOne(const MeasureCandidate& candidate) {
   return Measure({candidate}).front();
 }
 
-std::vector<MeasureResult> RunnerPool::Measure(const std::vector<MeasureCandidate>& candidates) {
+std::vector<MeasureResult> RunnerPool::Measure(const std::vector<MeasureCandidate>& candidates,
+                                               const SlowCutoff& cutoff,
+                                               const MeasureCallback& on_result) {
   std::vector<MeasureResult> results(candidates.size());
   std::atomic<size_t> next{0};
+  // The fastest median so far (0: none), shared by the workers.
+  std::atomic<double> best{cutoff.best_seconds};
   auto drain = [&](Worker& worker) {
     for (size_t i = next++; i < candidates.size(); i = next++) {
       const MeasureCandidate& c = candidates[i];
       RunRequest request{c.object,      c.func_name,           c.target,  c.args, c.seed,
                          config_.timer, c.slow_cutoff_seconds, c.expected};
-      results[i] = worker.Measure(request, config_.timeout_s);
+      double timeout = config_.timeout_s;
+      if (cutoff.factor > 0) {
+        double known = best.load();
+        double cut = known > 0 ? cutoff.factor * known : cutoff.unknown_best_seconds;
+        // A first run shorter than a repeat is cheap to time properly, and its own time may
+        // include one-off costs (thread start-up, page faults) that would misrank it.
+        if (cut > 0) cut = std::max(cut, config_.timer.min_repeat_ms / 1000);
+        if (cut > 0) {
+          request.slow_cutoff_seconds =
+              c.slow_cutoff_seconds > 0 ? std::min(c.slow_cutoff_seconds, cut) : cut;
+        }
+        if (known > 0) timeout = std::min(timeout, cutoff.grace_s + 2 * cutoff.factor * known);
+      }
+      results[i] = worker.Measure(request, timeout);
+      if (results[i].ok()) {
+        double seen = best.load();
+        while ((seen == 0 || results[i].median < seen) &&
+               !best.compare_exchange_weak(seen, results[i].median)) {
+        }
+      }
+      if (on_result) on_result(i, results[i]);
     }
   };
   size_t active = std::min(workers_.size(), candidates.size());

@@ -10,6 +10,8 @@
 #include <exception>
 #include <fstream>
 #include <limits>
+#include <mutex>
+#include <optional>
 
 #include "tirtune/ir/flop_count.h"
 #include "tirtune/search/task_scheduler.h"
@@ -24,6 +26,24 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 
 double SecondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+TuneProgress Progress(const TaskResult& task, std::optional<double> best, int done, int budget,
+                      double elapsed) {
+  TuneProgress p;
+  p.task = task.name;
+  p.trials_done = done;
+  p.trials_total = budget;
+  p.best_seconds = best;
+  p.best_gflops = best ? task.flops / *best / 1e9 : 0;
+  p.elapsed_seconds = elapsed;
+  p.eta_seconds = done > 0 ? elapsed / done * (budget - done) : 0;
+  return p;
+}
+
+std::string BestText(const TuneProgress& p) {
+  if (!p.best_seconds) return "none";
+  return fmt::format("{:.4f} ms ({:.1f} GFLOP/s)", *p.best_seconds * 1e3, p.best_gflops);
 }
 
 RecordStatus ToRecordStatus(MeasureStatus status) {
@@ -260,10 +280,32 @@ TuneResult Tune(const std::vector<TuneTask>& tasks, Database& db, const TuneOpti
 
     std::vector<PrimFunc> funcs;
     for (const Schedule& c : candidates) funcs.push_back(c.func());
-    double cutoff = options.slow_cutoff_factor > 0 && s.result.best_seconds
-                        ? options.slow_cutoff_factor * *s.result.best_seconds
-                        : 0;
-    std::vector<MeasureResult> results = measurer.Measure(s.measure, funcs, cutoff);
+    SlowCutoff cutoff;
+    cutoff.factor = options.slow_cutoff_factor;
+    cutoff.best_seconds = s.result.best_seconds.value_or(0);
+    // Progress while the batch is measured: a live display follows every candidate, the log
+    // hears of a long batch every 30 s.
+    std::mutex progress_mutex;
+    int batch_ok = 0, batch_failed = 0;
+    std::optional<double> batch_best = s.result.best_seconds;
+    auto last_log = Clock::now();
+    auto on_result = [&](size_t, const MeasureResult& r) {
+      std::lock_guard<std::mutex> lock(progress_mutex);
+      (r.ok() ? batch_ok : batch_failed) += 1;
+      if (r.ok() && (!batch_best || r.median < *batch_best)) batch_best = r.median;
+      TuneProgress p = Progress(s.result, batch_best, done + batch_ok + batch_failed, budget,
+                                SecondsSince(start));
+      p.batch_ok = batch_ok;
+      p.batch_failed = batch_failed;
+      p.batch_size = static_cast<int>(funcs.size());
+      if (SecondsSince(last_log) >= 30 && p.batch_ok + p.batch_failed < p.batch_size) {
+        last_log = Clock::now();
+        log(fmt::format("task '{}': {} of {} candidate(s) of the batch measured; best {}",
+                        s.result.name, p.batch_ok + p.batch_failed, p.batch_size, BestText(p)));
+      }
+      if (options.on_progress) options.on_progress(p);
+    };
+    std::vector<MeasureResult> results = measurer.Measure(s.measure, funcs, cutoff, on_result);
     bool all_lost = std::all_of(results.begin(), results.end(), [](const MeasureResult& r) {
       return r.status == MeasureStatus::kRunnerLost;
     });
@@ -321,23 +363,14 @@ TuneResult Tune(const std::vector<TuneTask>& tasks, Database& db, const TuneOpti
     out.search_seconds += SecondsSince(learn_start);
     scheduler->Notify(t, s.result.best_seconds.value_or(kInf));
 
-    TuneProgress p;
-    p.task = s.result.name;
-    p.trials_done = done;
-    p.trials_total = budget;
-    p.best_seconds = s.result.best_seconds;
-    p.best_gflops = s.result.best_seconds ? s.result.flops / *s.result.best_seconds / 1e9 : 0;
+    TuneProgress p = Progress(s.result, s.result.best_seconds, done, budget, SecondsSince(start));
     p.batch_ok = ok;
     p.batch_failed = static_cast<int>(candidates.size()) - ok;
-    p.elapsed_seconds = SecondsSince(start);
-    p.eta_seconds = p.elapsed_seconds / done * (budget - done);
+    p.batch_size = static_cast<int>(candidates.size());
     log(fmt::format(
         "task '{}': {} candidate(s), {} ok, {} failed; trials {}/{}; best {}; search {:.1f} s, "
         "build {:.1f} s, run {:.1f} s so far",
-        s.result.name, candidates.size(), ok, p.batch_failed, done, budget,
-        s.result.best_seconds
-            ? fmt::format("{:.4f} ms ({:.1f} GFLOP/s)", *s.result.best_seconds * 1e3, p.best_gflops)
-            : std::string("none"),
+        s.result.name, candidates.size(), ok, p.batch_failed, done, budget, BestText(p),
         out.search_seconds, out.build_seconds, out.run_seconds));
     if (options.on_progress) options.on_progress(p);
   }

@@ -124,8 +124,12 @@ void RunTune(TuneCli& opts, const GlobalOptions& global) {
       std::string best = p.best_seconds ? fmt::format("{:.4f} ms, {:.1f} GFLOP/s",
                                                       *p.best_seconds * 1e3, p.best_gflops)
                                         : std::string("no valid kernel yet");
-      fmt::print(stderr, "\r\033[K[{}/{}] {}: best {} | elapsed {}, ETA {}", p.trials_done,
-                 p.trials_total, p.task, best, Duration(p.elapsed_seconds),
+      int measured = p.batch_ok + p.batch_failed;
+      std::string batch = measured < p.batch_size
+                              ? fmt::format(" | batch {}/{}", measured, p.batch_size)
+                              : std::string();
+      fmt::print(stderr, "\r\033[K[{}/{}] {}: best {}{} | elapsed {}, ETA {}", p.trials_done,
+                 p.trials_total, p.task, best, batch, Duration(p.elapsed_seconds),
                  Duration(p.eta_seconds));
     };
   }

@@ -142,6 +142,37 @@ TEST(Runner, ACandidateSlowerThanTheCutoffIsVerifiedButNotTimed) {
   ExpectGoodGemmMeasures(pool);
 }
 
+TEST(Runner, ASlowCutoffShortensTheTimeoutOnceAMedianIsKnown) {
+  RunnerConfig config = SmallConfig();
+  config.timeout_s = 30;
+  RunnerPool pool(config);
+  SlowCutoff cutoff;
+  cutoff.factor = 2;
+  cutoff.grace_s = 0.5;
+  // No median known before the batch: the first gemm's result sets one, and the hung candidate
+  // after it is stopped at 0.5 s plus 4 gemm medians instead of 30 s.
+  std::vector<size_t> told;
+  std::vector<MeasureResult> results =
+      pool.Measure({Candidate(kGemm), Candidate(kEndless)}, cutoff,
+                   [&](size_t index, const MeasureResult&) { told.push_back(index); });
+  ASSERT_EQ(results[0].status, MeasureStatus::kOk) << results[0].message;
+  EXPECT_EQ(results[0].seconds.size(), 3u);  // fast: timed in full despite the cutoff
+  ASSERT_EQ(results[1].status, MeasureStatus::kTimeout);
+  EXPECT_NE(results[1].message.find("within 0.5"), std::string::npos) << results[1].message;
+  EXPECT_EQ(told, (std::vector<size_t>{0, 1}));
+  ExpectGoodGemmMeasures(pool);
+}
+
+TEST(Runner, WithoutAKnownMedianOnlyTheConfiguredTimeoutApplies) {
+  RunnerPool pool(SmallConfig());  // timeout 2 s
+  SlowCutoff cutoff;
+  cutoff.factor = 2;
+  cutoff.grace_s = 0.5;
+  MeasureResult r = pool.Measure({Candidate(kEndless)}, cutoff).front();
+  ASSERT_EQ(r.status, MeasureStatus::kTimeout);
+  EXPECT_NE(r.message.find("within 2 s"), std::string::npos) << r.message;
+}
+
 TEST(Runner, UnloadableObjectIsRuntimeError) {
   RunnerPool pool(SmallConfig());
   MeasureCandidate c = Candidate(kGemm);

@@ -53,11 +53,13 @@ class Measurer {
   Measurer(BuilderConfig builder, RunnerConfig runner);
 
   /// Builds and measures each scheduled function (a schedule of task.original); one result per
-  /// function, in order. Never throws for a candidate's failure. `slow_cutoff_seconds` (0: none):
-  /// a candidate whose verification run takes longer is not timed further (RunRequest).
+  /// function, in order. Never throws for a candidate's failure. `cutoff` cuts slow candidates
+  /// short (SlowCutoff); `on_result` is told of each candidate as its measurement ends (build
+  /// failures included), with the index into `scheduled`.
   std::vector<MeasureResult> Measure(const MeasureTask& task,
                                      const std::vector<PrimFunc>& scheduled,
-                                     double slow_cutoff_seconds = 0);
+                                     const SlowCutoff& cutoff = {},
+                                     const MeasureCallback& on_result = {});
 
   /// Time spent in the last Measure call, and in all of them.
   const MeasureTimes& last_times() const { return last_; }

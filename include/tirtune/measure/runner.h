@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -76,6 +77,28 @@ struct MeasureCandidate {
 /// The argument specs of `func`'s parameters; their shapes must be constant.
 std::vector<ArgSpec> ArgSpecsOf(const PrimFunc& func);
 
+/// Cutting slow candidates short while tuning (RunnerPool::Measure): a candidate far slower than
+/// the fastest known is out of the race, and timing it precisely would only cost time.
+struct SlowCutoff {
+  /// 0: off. Otherwise a candidate whose verification run is `factor` times slower than the
+  /// fastest median known (and longer than one timed repeat, `TimerConfig::min_repeat_ms`) is
+  /// not timed further (that run is its only sample), and one that has
+  /// not answered `grace_s + 2 × factor ×` that median after it was sent is stopped as a timeout.
+  double factor = 0;
+  /// The fastest median known before the batch; 0 for none. The batch's own results lower it as
+  /// they come in.
+  double best_seconds = 0;
+  /// While no median is known: a verification run longer than this is the only sample (a kernel
+  /// that slow needs no repeats to be ranked). 0: none. Default 1 s.
+  double unknown_best_seconds = 1;
+  /// Time for loading and verifying on top of the cut timeout. Default 5 s.
+  double grace_s = 5;
+};
+
+/// Called after each candidate of a batch is measured, from the thread that measured it (calls
+/// can overlap with several workers): the candidate's index and its result.
+using MeasureCallback = std::function<void(size_t index, const MeasureResult& result)>;
+
 /// A pool of `tirtune-runner` workers, started with posix_spawn when first needed and respawned
 /// after a crash or a timeout. Measure is not reentrant: call it from one thread at a time.
 class RunnerPool {
@@ -86,7 +109,9 @@ class RunnerPool {
   RunnerPool& operator=(const RunnerPool&) = delete;
 
   /// Measures every candidate, in parallel over the workers; one result per candidate, in order.
-  std::vector<MeasureResult> Measure(const std::vector<MeasureCandidate>& candidates);
+  std::vector<MeasureResult> Measure(const std::vector<MeasureCandidate>& candidates,
+                                     const SlowCutoff& cutoff = {},
+                                     const MeasureCallback& on_result = {});
   MeasureResult MeasureOne(const MeasureCandidate& candidate);
 
   /// Workers started so far, the first ones included.

@@ -32,18 +32,22 @@ struct TuneTask {
   double flops = 0;
 };
 
-/// The state after a batch, for progress displays.
+/// The state after a batch, or after each candidate while a batch is measured, for progress
+/// displays.
 struct TuneProgress {
   std::string task;
-  /// Trials measured in this run, over all tasks, and the run's budget.
+  /// Trials measured in this run, over all tasks (the current batch's measured ones included),
+  /// and the run's budget.
   int trials_done = 0;
   int trials_total = 0;
   /// The task's best median so far (this run or the database), if any.
   std::optional<double> best_seconds;
   double best_gflops = 0;
-  /// Ok and failed candidates in the last batch.
+  /// Ok and failed candidates in the current batch so far, and its size; batch_ok + batch_failed
+  /// == batch_size once the batch is done.
   int batch_ok = 0;
   int batch_failed = 0;
+  int batch_size = 0;
   double elapsed_seconds = 0;
   /// Estimated seconds to the end of the budget.
   double eta_seconds = 0;
@@ -66,8 +70,8 @@ struct TuneOptions {
   bool resume = false;
   uint64_t seed = 1;
   /// A candidate whose verification run is this many times slower than the task's best so far is
-  /// not timed further (its one run is its sample): it is far from competing. 0 disables.
-  /// Default 20.
+  /// not timed further (its one run is its sample), and one still running at twice that is
+  /// stopped as a timeout: it is far from competing (SlowCutoff). 0 disables. Default 20.
   double slow_cutoff_factor = 20;
   /// Train the cost model on the records already in the database before the first batch.
   bool pretrain = true;
@@ -82,7 +86,7 @@ struct TuneOptions {
   }();
   EvolutionaryConfig evolutionary;
   XGBoostConfig xgboost;
-  /// Called after every batch.
+  /// Called after every measured candidate and after every batch (calls never overlap).
   std::function<void(const TuneProgress&)> on_progress;
   /// Receives log lines (one per event, no newline).
   std::function<void(const std::string&)> log;
