@@ -1,0 +1,162 @@
+// Elementwise and broadcast operators: activations, NumPy-broadcasting arithmetic, bias_add and
+// batch_norm (inference).
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "op_families.h"
+#include "tirtune/ir/op.h"
+#include "tirtune/support/error.h"
+#include "tirtune/te/elementwise.h"
+#include "tirtune/te/normalization.h"
+
+namespace tirtune::graph {
+namespace {
+
+using te::Tensor;
+
+// out[i...] = f(x[i...]).
+Tensor Map(const Tensor& x, const std::function<Expr(Expr)>& f, std::string name) {
+  return te::Compute(
+      x.shape(), [&](const std::vector<Var>& v) { return f(x(te::AsIndices(v))); },
+      std::move(name));
+}
+
+// The NumPy broadcast of `a` and `b`: trailing dimensions aligned, an extent of 1 stretched.
+std::vector<int64_t> BroadcastShape(const Tensor& a, const Tensor& b, const char* op) {
+  int ndim = std::max(a.ndim(), b.ndim());
+  std::vector<int64_t> shape(ndim);
+  for (int d = 0; d < ndim; ++d) {
+    int da = d - (ndim - a.ndim()), db = d - (ndim - b.ndim());
+    int64_t ea = da >= 0 ? a.dim(da) : 1, eb = db >= 0 ? b.dim(db) : 1;
+    if (ea != eb && ea != 1 && eb != 1) {
+      TT_USER_ERROR("{}: shapes of {} and {} do not broadcast (dimension {}: {} vs {})", op,
+                    a.name(), b.name(), d, ea, eb);
+    }
+    shape[d] = std::max(ea, eb);
+  }
+  return shape;
+}
+
+// The indices of `t` for output axes `v`: its trailing axes, 0 where it is stretched.
+std::vector<Expr> BroadcastIndices(const Tensor& t, const std::vector<Var>& v,
+                                   const std::vector<int64_t>& out_shape) {
+  std::vector<Expr> indices;
+  int offset = static_cast<int>(v.size()) - t.ndim();
+  for (int d = 0; d < t.ndim(); ++d) {
+    bool stretched = t.dim(d) == 1 && out_shape[d + offset] != 1;
+    indices.push_back(stretched ? Expr(int64_t{0}) : Expr(v[d + offset]));
+  }
+  return indices;
+}
+
+Tensor BroadcastBinary(const Tensor& a, const Tensor& b, const std::function<Expr(Expr, Expr)>& f,
+                       const char* op) {
+  if (a.dtype() != b.dtype()) {
+    TT_USER_ERROR("{}: {} is {} but {} is {}", op, a.name(), a.dtype().str(), b.name(),
+                  b.dtype().str());
+  }
+  std::vector<int64_t> shape = BroadcastShape(a, b, op);
+  return te::Compute(
+      std::vector<Expr>(shape.begin(), shape.end()),
+      [&](const std::vector<Var>& v) {
+        return f(a(BroadcastIndices(a, v, shape)), b(BroadcastIndices(b, v, shape)));
+      },
+      fmt::format("T_{}", op));
+}
+
+OpDef Unary(std::string name, OpPattern pattern, std::function<Tensor(const Tensor&)> f) {
+  return OpDef{
+      .name = std::move(name),
+      .inputs = {"data"},
+      .variadic = false,
+      .attrs = {},
+      .pattern = pattern,
+      .compute = [f](const std::vector<Tensor>& in, const Attrs&) { return f(in[0]); },
+      .example_inputs = {F32({2, 3, 4})},
+      .example_attrs = {},
+  };
+}
+
+OpDef Binary(std::string name, std::function<Expr(Expr, Expr)> f) {
+  std::string op = name;
+  return OpDef{
+      .name = std::move(name),
+      .inputs = {"lhs", "rhs"},
+      .variadic = false,
+      .attrs = {},
+      .pattern = OpPattern::kBroadcast,
+      .compute = [f, op](const std::vector<Tensor>& in,
+                         const Attrs&) { return BroadcastBinary(in[0], in[1], f, op.c_str()); },
+      .example_inputs = {F32({2, 3, 4}), F32({3, 1})},
+      .example_attrs = {},
+  };
+}
+
+}  // namespace
+
+std::vector<OpDef> ElementwiseOps() {
+  std::vector<OpDef> ops;
+  ops.push_back(Unary("relu", OpPattern::kElemWise, [](const Tensor& x) { return te::Relu(x); }));
+  ops.push_back(
+      Unary("sigmoid", OpPattern::kElemWise, [](const Tensor& x) { return te::Sigmoid(x); }));
+  ops.push_back(Unary("tanh", OpPattern::kElemWise, [](const Tensor& x) { return te::Tanh(x); }));
+  ops.push_back(Unary("exp", OpPattern::kElemWise, [](const Tensor& x) { return te::Exp(x); }));
+  ops.push_back(Unary("gelu", OpPattern::kElemWise, [](const Tensor& x) { return te::Gelu(x); }));
+  ops.push_back(Unary("erf", OpPattern::kElemWise, [](const Tensor& x) {
+    return Map(
+        x, [](Expr e) { return Erf(e); }, "T_erf");
+  }));
+  ops.push_back(Unary("sqrt", OpPattern::kElemWise, [](const Tensor& x) {
+    return Map(
+        x, [](Expr e) { return Sqrt(e); }, "T_sqrt");
+  }));
+  ops.push_back(Unary("negative", OpPattern::kElemWise, [](const Tensor& x) {
+    // Not `-e`: ir/op.cc's unary minus reads its operand after moving it (reported).
+    return Map(
+        x, [](Expr e) { return MakeConst(e.dtype(), 0) - e; }, "T_negative");
+  }));
+  OpDef clip = Unary("clip", OpPattern::kElemWise, nullptr);
+  clip.attrs = {FloatAttr("min", -3.4028234663852886e38), FloatAttr("max", 3.4028234663852886e38)};
+  clip.compute = [](const std::vector<Tensor>& in, const Attrs& attrs) {
+    return te::Clip(in[0], attrs.GetFloat("min"), attrs.GetFloat("max"));
+  };
+  clip.example_attrs = {{"min", 0.0}, {"max", 6.0}};
+  ops.push_back(clip);
+
+  ops.push_back(Binary("add", [](Expr a, Expr b) { return a + b; }));
+  ops.push_back(Binary("subtract", [](Expr a, Expr b) { return a - b; }));
+  ops.push_back(Binary("multiply", [](Expr a, Expr b) { return a * b; }));
+  ops.push_back(Binary("divide", [](Expr a, Expr b) { return a / b; }));
+  ops.push_back(Binary("maximum", [](Expr a, Expr b) { return Max(a, b); }));
+  ops.push_back(Binary("minimum", [](Expr a, Expr b) { return Min(a, b); }));
+
+  ops.push_back(OpDef{
+      .name = "bias_add",
+      .inputs = {"data", "bias"},
+      .variadic = false,
+      .attrs = {},
+      .pattern = OpPattern::kBroadcast,
+      .compute = [](const std::vector<Tensor>& in,
+                    const Attrs&) { return te::BiasAdd(in[0], in[1]); },
+      .example_inputs = {F32({1, 3, 4, 5}), F32({5})},
+      .example_attrs = {},
+  });
+  ops.push_back(OpDef{
+      .name = "batch_norm",
+      .inputs = {"data", "gamma", "beta", "moving_mean", "moving_var"},
+      .variadic = false,
+      .attrs = {FloatAttr("epsilon", 1e-5)},
+      .pattern = OpPattern::kBroadcast,
+      .compute =
+          [](const std::vector<Tensor>& in, const Attrs& attrs) {
+            return te::BatchNormInference(in[0], in[1], in[2], in[3], in[4],
+                                          attrs.GetFloat("epsilon"));
+          },
+      .example_inputs = {F32({1, 3, 4, 5}), F32({5}), F32({5}), F32({5}), F32({5})},
+      .example_attrs = {},
+  });
+  return ops;
+}
+
+}  // namespace tirtune::graph

@@ -1,0 +1,161 @@
+// Injective data-movement operators: reshape, flatten, transpose, concat and pad.
+#include <fmt/format.h>
+
+#include "op_families.h"
+#include "tirtune/ir/op.h"
+#include "tirtune/support/error.h"
+#include "tirtune/te/layout.h"
+
+namespace tirtune::graph {
+namespace {
+
+using te::Tensor;
+
+// ONNX's reshape rules: 0 copies the input's extent, one -1 takes what is left.
+std::vector<int64_t> ResolveShape(const Tensor& x, const std::vector<int64_t>& shape) {
+  int64_t size = 1;
+  for (int d = 0; d < x.ndim(); ++d) size *= x.dim(d);
+  std::vector<int64_t> out = shape;
+  int inferred = -1;
+  int64_t known = 1;
+  for (size_t d = 0; d < out.size(); ++d) {
+    if (out[d] == 0) {
+      if (static_cast<int>(d) >= x.ndim()) TT_USER_ERROR("reshape: 0 at {} past the input", d);
+      out[d] = x.dim(static_cast<int>(d));
+    }
+    if (out[d] == -1) {
+      if (inferred >= 0) TT_USER_ERROR("reshape: more than one -1 in the shape");
+      inferred = static_cast<int>(d);
+      continue;
+    }
+    if (out[d] < 1) TT_USER_ERROR("reshape: extent {} in the new shape", out[d]);
+    known *= out[d];
+  }
+  if (inferred >= 0) {
+    if (size % known != 0) TT_USER_ERROR("reshape: {} elements do not fill the shape", size);
+    out[inferred] = size / known;
+  }
+  return out;
+}
+
+// Joins every input along `axis` (the other extents must agree): nested selects, each load
+// clamped into its input since both branches of a select may be evaluated.
+Tensor ConcatAll(const std::vector<Tensor>& in, int64_t axis_attr) {
+  const Tensor& first = in[0];
+  int axis = NormalizeAxis(axis_attr, first.ndim(), "concat");
+  std::vector<int64_t> offsets;
+  int64_t total = 0;
+  for (const Tensor& t : in) {
+    if (t.ndim() != first.ndim() || t.dtype() != first.dtype()) {
+      TT_USER_ERROR("concat: {} is {} but {} has rank {} and type {}", t.name(), t.dtype().str(),
+                    first.name(), first.ndim(), first.dtype().str());
+    }
+    for (int d = 0; d < first.ndim(); ++d) {
+      if (d != axis && t.dim(d) != first.dim(d)) {
+        TT_USER_ERROR("concat: dimension {} of {} is {}, of {} is {}", d, t.name(), t.dim(d),
+                      first.name(), first.dim(d));
+      }
+    }
+    offsets.push_back(total);
+    total += t.dim(axis);
+  }
+  std::vector<Expr> shape = first.shape();
+  shape[axis] = Expr(total);
+  return te::Compute(
+      shape,
+      [&](const std::vector<Var>& v) {
+        Expr value;
+        for (size_t i = in.size(); i-- > 0;) {
+          std::vector<Expr> indices = te::AsIndices(v);
+          Expr local = v[axis] - offsets[i];
+          if (offsets[i] > 0) local = Max(local, Expr(int64_t{0}));
+          if (i + 1 < in.size()) local = Min(local, Expr(in[i].dim(axis) - 1));
+          indices[axis] = local;
+          Expr load = in[i](indices);
+          value = value.defined() ? Select(v[axis] < offsets[i + 1], load, value) : load;
+        }
+        return value;
+      },
+      "T_concat");
+}
+
+}  // namespace
+
+std::vector<OpDef> LayoutOps() {
+  std::vector<OpDef> ops;
+  ops.push_back(OpDef{
+      .name = "reshape",
+      .inputs = {"data"},
+      .variadic = false,
+      .attrs = {RequiredIntsAttr("shape")},
+      .pattern = OpPattern::kInjective,
+      .compute =
+          [](const std::vector<Tensor>& in, const Attrs& attrs) {
+            return te::Reshape(in[0], ResolveShape(in[0], attrs.GetInts("shape")));
+          },
+      .example_inputs = {F32({2, 3, 4})},
+      .example_attrs = {{"shape", Ints{4, -1}}},
+  });
+  ops.push_back(OpDef{
+      .name = "flatten",
+      .inputs = {"data"},
+      .variadic = false,
+      .attrs = {IntAttr("axis", 1)},
+      .pattern = OpPattern::kInjective,
+      .compute =
+          [](const std::vector<Tensor>& in, const Attrs& attrs) {
+            const Tensor& x = in[0];
+            int64_t axis = attrs.GetInt("axis");
+            if (axis < 0) axis += x.ndim();
+            if (axis < 0 || axis > x.ndim()) TT_USER_ERROR("flatten: axis out of range");
+            int64_t outer = 1, inner = 1;
+            for (int d = 0; d < x.ndim(); ++d) (d < axis ? outer : inner) *= x.dim(d);
+            return te::Reshape(x, {outer, inner}, "T_flatten");
+          },
+      .example_inputs = {F32({2, 3, 1, 4})},
+      .example_attrs = {},
+  });
+  ops.push_back(OpDef{
+      .name = "transpose",
+      .inputs = {"data"},
+      .variadic = false,
+      .attrs = {RequiredIntsAttr("perm")},
+      .pattern = OpPattern::kInjective,
+      .compute =
+          [](const std::vector<Tensor>& in, const Attrs& attrs) {
+            const Ints& perm = attrs.GetInts("perm");
+            return te::Transpose(in[0], std::vector<int>(perm.begin(), perm.end()));
+          },
+      .example_inputs = {F32({2, 3, 4})},
+      .example_attrs = {{"perm", Ints{2, 0, 1}}},
+  });
+  ops.push_back(OpDef{
+      .name = "concat",
+      .inputs = {"data"},
+      .variadic = true,
+      .attrs = {AttrSpec{"axis", AttrType::kInt, true, int64_t{0}}},
+      .pattern = OpPattern::kInjective,
+      .compute = [](const std::vector<Tensor>& in,
+                    const Attrs& attrs) { return ConcatAll(in, attrs.GetInt("axis")); },
+      .example_inputs = {F32({2, 3}), F32({2, 1}), F32({2, 4})},
+      .example_attrs = {{"axis", 1}},
+  });
+  ops.push_back(OpDef{
+      .name = "pad",
+      .inputs = {"data"},
+      .variadic = false,
+      .attrs = {RequiredIntsAttr("pads_before"), RequiredIntsAttr("pads_after"),
+                FloatAttr("value", 0.0)},
+      .pattern = OpPattern::kInjective,
+      .compute =
+          [](const std::vector<Tensor>& in, const Attrs& attrs) {
+            return te::Pad(in[0], attrs.GetInts("pads_before"), attrs.GetInts("pads_after"),
+                           attrs.GetFloat("value"), "T_pad");
+          },
+      .example_inputs = {F32({1, 3, 4, 2})},
+      .example_attrs = {{"pads_before", Ints{0, 1, 1, 0}}, {"pads_after", Ints{0, 1, 2, 0}}},
+  });
+  return ops;
+}
+
+}  // namespace tirtune::graph

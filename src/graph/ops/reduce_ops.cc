@@ -1,0 +1,86 @@
+// Reductions over chosen axes: sum, mean and max, with or without the reduced axes kept as
+// extent-1 dimensions (ONNX's ReduceSum/ReduceMean/ReduceMax).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+#include "op_families.h"
+#include "tirtune/ir/op.h"
+#include "tirtune/support/error.h"
+
+namespace tirtune::graph {
+namespace {
+
+using te::Tensor;
+
+enum class Reduce { kSum, kMean, kMax };
+
+Tensor ReduceAxes(const Tensor& x, const Attrs& attrs, Reduce kind, const char* op) {
+  std::set<int> axes;
+  for (int64_t a : attrs.GetInts("axes")) {
+    if (!axes.insert(NormalizeAxis(a, x.ndim(), op)).second) {
+      TT_USER_ERROR("{}: axis {} is given twice", op, a);
+    }
+  }
+  if (axes.empty()) {  // ONNX: no axes means all of them
+    for (int d = 0; d < x.ndim(); ++d) axes.insert(d);
+  }
+  bool keep = attrs.GetInt("keepdims") != 0;
+  std::vector<Expr> shape;
+  std::vector<IterVar> reduce_axes;
+  int64_t count = 1;
+  for (int d = 0; d < x.ndim(); ++d) {
+    if (axes.count(d)) {
+      reduce_axes.push_back(te::ReduceAxis(x.dim(d), fmt::format("k{}", d)));
+      count *= x.dim(d);
+      if (keep) shape.push_back(Expr(int64_t{1}));
+    } else {
+      shape.push_back(x.dim(d));
+    }
+  }
+  auto fcompute = [&](const std::vector<Var>& v) {
+    std::vector<Expr> indices;
+    size_t next_out = 0, next_reduce = 0;
+    for (int d = 0; d < x.ndim(); ++d) {
+      if (axes.count(d)) {
+        indices.push_back(reduce_axes[next_reduce++].var);
+        if (keep) ++next_out;
+      } else {
+        indices.push_back(v[next_out++]);
+      }
+    }
+    Expr value = x(indices);
+    return kind == Reduce::kMax ? te::MaxReduce(value, reduce_axes) : te::Sum(value, reduce_axes);
+  };
+  if (kind != Reduce::kMean) return te::Compute(shape, fcompute, fmt::format("T_{}", op));
+  Tensor sum = te::Compute(shape, fcompute, "T_mean_sum");
+  Expr divisor = MakeConst(x.dtype(), static_cast<double>(count));
+  return te::Compute(
+      shape, [&](const std::vector<Var>& v) { return sum(te::AsIndices(v)) / divisor; }, "T_mean");
+}
+
+OpDef Reduction(std::string name, Reduce kind) {
+  std::string op = name;
+  return OpDef{
+      .name = std::move(name),
+      .inputs = {"data"},
+      .variadic = false,
+      .attrs = {IntsAttr("axes", {}), IntAttr("keepdims", 1)},
+      .pattern = OpPattern::kCommReduce,
+      .compute = [kind, op](
+                     const std::vector<Tensor>& in,
+                     const Attrs& attrs) { return ReduceAxes(in[0], attrs, kind, op.c_str()); },
+      .example_inputs = {F32({2, 3, 4})},
+      .example_attrs = {{"axes", Ints{0, -1}}, {"keepdims", 0}},
+  };
+}
+
+}  // namespace
+
+std::vector<OpDef> ReduceOps() {
+  return {Reduction("sum", Reduce::kSum), Reduction("mean", Reduce::kMean),
+          Reduction("max", Reduce::kMax)};
+}
+
+}  // namespace tirtune::graph
