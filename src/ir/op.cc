@@ -167,7 +167,8 @@ Expr operator-(Expr a, Expr b) { return Binary(NodeKind::kSub, std::move(a), std
 Expr operator-(Expr a) {
   if (const auto* i = a.as<IntImmNode>()) return IntImm(a.dtype(), -i->value);
   if (const auto* f = a.as<FloatImmNode>()) return FloatImm(a.dtype(), -f->value);
-  return Binary(NodeKind::kSub, MakeConst(a.dtype().element_of(), 0), std::move(a));
+  Expr zero = MakeConst(a.dtype().element_of(), 0);  // before `a` is moved from
+  return Binary(NodeKind::kSub, std::move(zero), std::move(a));
 }
 Expr operator*(Expr a, Expr b) { return Binary(NodeKind::kMul, std::move(a), std::move(b)); }
 Expr operator/(Expr a, Expr b) { return Binary(NodeKind::kDiv, std::move(a), std::move(b)); }

@@ -41,6 +41,15 @@ TEST(Op, PromotesLiteralToOperandType) {
   EXPECT_EQ(e.dtype(), DataType::Float(32));
 }
 
+TEST(Op, NegatesANonConstantAsZeroMinusIt) {
+  Var f("f", DataType::Float(32));
+  Expr e = -Expr(f);
+  EXPECT_EQ(e.dtype(), DataType::Float(32));
+  const auto* sub = e.as<SubNode>();
+  ASSERT_NE(sub, nullptr);
+  EXPECT_TRUE(sub->b.same_as(f));
+}
+
 TEST(Op, RejectsMixedNonLiteralTypes) {
   Var f("f", DataType::Float(32));
   Var i("i");
