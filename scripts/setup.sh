@@ -11,7 +11,7 @@ PACKAGES=(
   libsqlite3-dev sqlite3
   googletest libgtest-dev libgmock-dev
   nlohmann-json3-dev libfmt-dev libspdlog-dev libcli11-dev
-  libonnx-dev libprotobuf-dev protobuf-compiler
+  libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata
   libdnnl-dev
 )
 

@@ -1,6 +1,7 @@
-// Elementwise and broadcast operators: activations, NumPy-broadcasting arithmetic, bias_add and
-// batch_norm (inference).
+// Elementwise and broadcast operators: activations, NumPy-broadcasting arithmetic (and power),
+// where, broadcast_to, bias_add and batch_norm (inference).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 
@@ -48,6 +49,42 @@ std::vector<Expr> BroadcastIndices(const Tensor& t, const std::vector<Var>& v,
     indices.push_back(stretched ? Expr(int64_t{0}) : Expr(v[d + offset]));
   }
   return indices;
+}
+
+// The NumPy broadcast of `shape` and `t`'s shape.
+std::vector<int64_t> BroadcastWith(const std::vector<int64_t>& shape, const Tensor& t,
+                                   const char* op) {
+  int ndim = std::max(static_cast<int>(shape.size()), t.ndim());
+  std::vector<int64_t> out(ndim);
+  for (int d = 0; d < ndim; ++d) {
+    int ds = d - (ndim - static_cast<int>(shape.size())), dt = d - (ndim - t.ndim());
+    int64_t es = ds >= 0 ? shape[ds] : 1, et = dt >= 0 ? t.dim(dt) : 1;
+    if (es != et && es != 1 && et != 1) {
+      TT_USER_ERROR("{}: {} does not broadcast to [{}] (dimension {}: {} vs {})", op, t.name(),
+                    fmt::join(shape, ", "), d, et, es);
+    }
+    out[d] = std::max(es, et);
+  }
+  return out;
+}
+
+// where(condition, lhs, rhs): lhs where the (float) condition is nonzero, else rhs; all three
+// broadcast together.
+Tensor Where(const Tensor& cond, const Tensor& a, const Tensor& b) {
+  if (a.dtype() != b.dtype()) {
+    TT_USER_ERROR("where: {} is {} but {} is {}", a.name(), a.dtype().str(), b.name(),
+                  b.dtype().str());
+  }
+  std::vector<int64_t> shape = BroadcastShape(a, b, "where");
+  shape = BroadcastWith(shape, cond, "where");
+  return te::Compute(
+      std::vector<Expr>(shape.begin(), shape.end()),
+      [&](const std::vector<Var>& v) {
+        Expr c = cond(BroadcastIndices(cond, v, shape));
+        return Select(Ne(c, MakeConst(cond.dtype(), 0)), a(BroadcastIndices(a, v, shape)),
+                      b(BroadcastIndices(b, v, shape)));
+      },
+      "T_where");
 }
 
 Tensor BroadcastBinary(const Tensor& a, const Tensor& b, const std::function<Expr(Expr, Expr)>& f,
@@ -131,6 +168,36 @@ std::vector<OpDef> ElementwiseOps() {
   ops.push_back(Binary("maximum", [](Expr a, Expr b) { return Max(a, b); }));
   ops.push_back(Binary("minimum", [](Expr a, Expr b) { return Min(a, b); }));
 
+  ops.push_back(Binary("power", [](Expr a, Expr b) { return Pow(a, b); }));
+  ops.push_back(OpDef{
+      .name = "where",
+      .inputs = {"condition", "lhs", "rhs"},
+      .variadic = false,
+      .attrs = {},
+      .pattern = OpPattern::kBroadcast,
+      .compute = [](const std::vector<Tensor>& in,
+                    const Attrs&) { return Where(in[0], in[1], in[2]); },
+      .example_inputs = {F32({3, 1}), F32({2, 3, 4}), F32({4})},
+      .example_attrs = {},
+  });
+  ops.push_back(OpDef{
+      .name = "broadcast_to",
+      .inputs = {"data"},
+      .variadic = false,
+      .attrs = {RequiredIntsAttr("shape")},
+      .pattern = OpPattern::kBroadcast,
+      .compute =
+          [](const std::vector<Tensor>& in, const Attrs& attrs) {
+            const Tensor& x = in[0];
+            std::vector<int64_t> shape = BroadcastWith(attrs.GetInts("shape"), x, "broadcast_to");
+            return te::Compute(
+                std::vector<Expr>(shape.begin(), shape.end()),
+                [&](const std::vector<Var>& v) { return x(BroadcastIndices(x, v, shape)); },
+                "T_broadcast_to");
+          },
+      .example_inputs = {F32({3, 1})},
+      .example_attrs = {{"shape", Ints{2, 3, 4}}},
+  });
   ops.push_back(OpDef{
       .name = "bias_add",
       .inputs = {"data", "bias"},

@@ -1,4 +1,5 @@
-// Injective data-movement operators: reshape, flatten, transpose, concat and pad.
+// Injective data-movement operators: reshape, flatten, transpose, concat, pad, strided_slice and
+// take (ONNX's Gather).
 #include <fmt/format.h>
 
 #include "op_families.h"
@@ -79,6 +80,71 @@ Tensor ConcatAll(const std::vector<Tensor>& in, int64_t axis_attr) {
       "T_concat");
 }
 
+// out[i...] = x[begin + i * stride ...] along every axis; `end` is exclusive and, like `begin`,
+// already inside the axis (the ONNX importer clamps them).
+Tensor StridedSlice(const Tensor& x, const Attrs& attrs) {
+  const Ints& begin = attrs.GetInts("begin");
+  const Ints& end = attrs.GetInts("end");
+  const Ints& strides = attrs.GetInts("strides");
+  if (static_cast<int>(begin.size()) != x.ndim() || end.size() != begin.size() ||
+      strides.size() != begin.size()) {
+    TT_USER_ERROR("strided_slice: begin, end and strides need one entry per axis of {} (rank {})",
+                  x.name(), x.ndim());
+  }
+  std::vector<Expr> shape;
+  for (int d = 0; d < x.ndim(); ++d) {
+    int64_t b = begin[d], e = end[d], s = strides[d];
+    if (s == 0) TT_USER_ERROR("strided_slice: stride 0 on axis {}", d);
+    bool in_range = b >= 0 && b < x.dim(d) && e >= -1 && e <= x.dim(d);
+    int64_t extent = s > 0 ? (e - b + s - 1) / s : (b - e + (-s) - 1) / (-s);
+    if (!in_range || extent < 1) {
+      TT_USER_ERROR("strided_slice: axis {} of extent {}: [{}, {}) by {} is empty or out of range",
+                    d, x.dim(d), b, e, s);
+    }
+    shape.push_back(Expr(extent));
+  }
+  return te::Compute(
+      shape,
+      [&](const std::vector<Var>& v) {
+        std::vector<Expr> indices;
+        for (int d = 0; d < x.ndim(); ++d) indices.push_back(v[d] * strides[d] + begin[d]);
+        return x(indices);
+      },
+      "T_strided_slice");
+}
+
+// out[a..., i..., b...] = data[a..., indices[i...], b...]; negative indices count from the end,
+// and every index is clamped into the axis (loads never leave the buffer).
+Tensor Take(const Tensor& data, const Tensor& indices, int64_t axis_attr) {
+  int axis = NormalizeAxis(axis_attr, data.ndim(), "take");
+  if (!indices.dtype().is_int()) {
+    TT_USER_ERROR("take: indices {} are {}, expected an integer type", indices.name(),
+                  indices.dtype().str());
+  }
+  std::vector<Expr> shape;
+  for (int d = 0; d < axis; ++d) shape.push_back(data.dim(d));
+  for (int d = 0; d < indices.ndim(); ++d) shape.push_back(indices.dim(d));
+  for (int d = axis + 1; d < data.ndim(); ++d) shape.push_back(data.dim(d));
+  int64_t extent = data.dim(axis);
+  return te::Compute(
+      shape,
+      [&](const std::vector<Var>& v) {
+        std::vector<Expr> index_of_index(v.begin() + axis, v.begin() + axis + indices.ndim());
+        Expr i = Cast(DataType::Int(64), indices(index_of_index));
+        i = Select(i < int64_t{0}, i + extent, i);
+        i = Min(Max(i, Expr(int64_t{0})), Expr(extent - 1));
+        std::vector<Expr> load(v.begin(), v.begin() + axis);
+        load.push_back(i);
+        load.insert(load.end(), v.begin() + axis + indices.ndim(), v.end());
+        // The select is always true; its second read makes the block's read region of `data`
+        // the whole axis rather than a region whose bounds load `indices` (not well-formed).
+        std::vector<Expr> first = load;
+        first[axis] = Expr(int64_t{0});
+        return Select(i >= int64_t{0}, data(load), data(first));
+      },
+      "T_take");
+}
+
 }  // namespace
 
 std::vector<OpDef> LayoutOps() {
@@ -154,6 +220,30 @@ std::vector<OpDef> LayoutOps() {
           },
       .example_inputs = {F32({1, 3, 4, 2})},
       .example_attrs = {{"pads_before", Ints{0, 1, 1, 0}}, {"pads_after", Ints{0, 1, 2, 0}}},
+  });
+  ops.push_back(OpDef{
+      .name = "strided_slice",
+      .inputs = {"data"},
+      .variadic = false,
+      .attrs = {RequiredIntsAttr("begin"), RequiredIntsAttr("end"), RequiredIntsAttr("strides")},
+      .pattern = OpPattern::kInjective,
+      .compute = [](const std::vector<Tensor>& in,
+                    const Attrs& attrs) { return StridedSlice(in[0], attrs); },
+      .example_inputs = {F32({2, 5, 4})},
+      .example_attrs = {{"begin", Ints{0, 1, 3}},
+                        {"end", Ints{2, 5, -1}},
+                        {"strides", Ints{1, 2, -2}}},
+  });
+  ops.push_back(OpDef{
+      .name = "take",
+      .inputs = {"data", "indices"},
+      .variadic = false,
+      .attrs = {IntAttr("axis", 0)},
+      .pattern = OpPattern::kInjective,
+      .compute = [](const std::vector<Tensor>& in,
+                    const Attrs& attrs) { return Take(in[0], in[1], attrs.GetInt("axis")); },
+      .example_inputs = {F32({5, 3}), TensorType{{2, 2}, DataType::Int(64)}},
+      .example_attrs = {},
   });
   return ops;
 }

@@ -1,0 +1,245 @@
+// Elementwise ONNX operators. Inputs known at import time are computed now; otherwise the graph
+// operator is applied in whichever layout the input already has, so a chain of convolutions,
+// batch norms, additions and activations stays channel-last without transposes.
+#include <cmath>
+
+#include "converters.h"
+
+namespace tirtune::graph::onnx_import {
+namespace {
+
+// Input i in channel-last form for an output of rank `rank` (>= its own): a lower-rank operand
+// gets leading 1s first, as NumPy broadcasting would give it.
+ValueId ChannelsLastForRank(ImportContext& ctx, int i, int rank) {
+  const ImportedValue& v = ctx.Input(i);
+  int own = static_cast<int>(v.shape.size());
+  if (own == rank) return ctx.ChannelsLast(i);
+  std::vector<int64_t> shape(rank - own, 1);
+  shape.insert(shape.end(), v.shape.begin(), v.shape.end());
+  if (v.is_host()) {
+    return ctx.Constant(HostTranspose(HostReshape(v.host, shape), ToChannelsLastPerm(rank)));
+  }
+  ValueId reshaped = ctx.Emit("reshape", {ctx.Plain(i)}, {{"shape", shape}});
+  return ctx.Emit("transpose", {reshaped}, {{"perm", ToChannelsLastPerm(rank)}});
+}
+
+bool IsChannelsLastOnly(const ImportedValue& v) {
+  return !v.is_host() && v.plain < 0 && v.channels_last >= 0;
+}
+
+// Output 0 = op(inputs 0 and 1) in the graph, channel-last when an operand of the full rank is
+// only channel-last.
+void EmitBinary(ImportContext& ctx, const std::string& op) {
+  ctx.RequireFloat(0);
+  ctx.RequireFloat(1);
+  const ImportedValue& a = ctx.Input(0);
+  const ImportedValue& b = ctx.Input(1);
+  int rank = static_cast<int>(std::max(a.shape.size(), b.shape.size()));
+  bool channels_last = rank >= 3 && ((IsChannelsLastOnly(a) && a.shape.size() == size_t(rank)) ||
+                                     (IsChannelsLastOnly(b) && b.shape.size() == size_t(rank)));
+  if (channels_last) {
+    ValueId lhs = ChannelsLastForRank(ctx, 0, rank);
+    ValueId rhs = ChannelsLastForRank(ctx, 1, rank);
+    ctx.SetChannelsLast(0, ctx.Emit(op, {lhs, rhs}));
+  } else {
+    ValueId lhs = ctx.Plain(0);
+    ValueId rhs = ctx.Plain(1);
+    ctx.SetPlain(0, ctx.Emit(op, {lhs, rhs}));
+  }
+}
+
+// Output 0 = op(input 0) in input 0's layout.
+void EmitUnary(ImportContext& ctx, const std::string& op, Attrs attrs = {}) {
+  ctx.RequireFloat(0);
+  if (IsChannelsLastOnly(ctx.Input(0))) {
+    ctx.SetChannelsLast(0, ctx.Emit(op, {ctx.ChannelsLast(0)}, std::move(attrs)));
+  } else {
+    ctx.SetPlain(0, ctx.Emit(op, {ctx.Plain(0)}, std::move(attrs)));
+  }
+}
+
+// A float32 constant of shape [1] (broadcasts against anything).
+NDArray Scalar(double value) {
+  NDArray a = NDArray::Empty({1}, DataType::Float(32));
+  a.SetDouble(0, value);
+  return a;
+}
+
+}  // namespace
+
+void ConvertUnary(ImportContext& ctx) {
+  static const std::map<std::string, std::string> ops = {
+      {"Relu", "relu"}, {"Sigmoid", "sigmoid"}, {"Tanh", "tanh"},    {"Erf", "erf"},
+      {"Sqrt", "sqrt"}, {"Exp", "exp"},         {"Neg", "negative"},
+  };
+  const std::string& op = ops.at(ctx.node().op_type());
+  const ImportedValue& x = ctx.Input(0);
+  if (x.is_host() && x.dtype == DataType::Int(64) && op == "negative") {
+    ctx.SetHost(0, HostBinary(Scalar(0), x.host, x.dtype, [](double, double v) { return -v; }));
+    return;
+  }
+  EmitUnary(ctx, op);
+}
+
+void ConvertReciprocal(ImportContext& ctx) {
+  ctx.RequireFloat(0);
+  ValueId one = ctx.Constant(Scalar(1.0));
+  if (IsChannelsLastOnly(ctx.Input(0))) {
+    ctx.SetChannelsLast(0, ctx.Emit("divide", {one, ctx.ChannelsLast(0)}));
+  } else {
+    ctx.SetPlain(0, ctx.Emit("divide", {one, ctx.Plain(0)}));
+  }
+}
+
+void ConvertBinary(ImportContext& ctx) {
+  const std::string& type = ctx.node().op_type();
+  const ImportedValue& a = ctx.Input(0);
+  const ImportedValue& b = ctx.Input(1);
+  if (a.is_host() && b.is_host()) {
+    std::function<double(double, double)> f;
+    if (type == "Add") f = [](double x, double y) { return x + y; };
+    if (type == "Sub") f = [](double x, double y) { return x - y; };
+    if (type == "Mul") f = [](double x, double y) { return x * y; };
+    if (type == "Div") {
+      if (a.dtype == DataType::Int(64)) {
+        f = [](double x, double y) { return y == 0 ? 0.0 : std::trunc(x / y); };
+      } else {
+        f = [](double x, double y) { return static_cast<float>(x) / static_cast<float>(y); };
+      }
+    }
+    if (a.dtype != b.dtype) ctx.Fail("inputs are {} and {}", a.dtype.str(), b.dtype.str());
+    try {
+      ctx.SetHost(0, HostBinary(a.host, b.host, a.dtype, f));
+    } catch (const UserError& e) {
+      ctx.Fail("{}", e.what());
+    }
+    return;
+  }
+  static const std::map<std::string, std::string> ops = {
+      {"Add", "add"}, {"Sub", "subtract"}, {"Mul", "multiply"}, {"Div", "divide"}};
+  EmitBinary(ctx, ops.at(type));
+}
+
+void ConvertPow(ImportContext& ctx) {
+  const ImportedValue& x = ctx.Input(0);
+  const ImportedValue& y = ctx.Input(1);
+  if (x.is_host() && y.is_host()) {
+    ctx.SetHost(
+        0, HostBinary(x.host, y.host, x.dtype, [](double a, double b) { return std::pow(a, b); }));
+    return;
+  }
+  ctx.RequireFloat(0);
+  // A constant scalar exponent becomes multiplications or a square root (exact, and fusable),
+  // unless its rank widens the result.
+  bool ok = true;
+  if (y.is_host() && y.host.size() == 1 && BroadcastShapes(x.shape, y.shape, &ok) == x.shape) {
+    double e = y.host.GetDouble(0);
+    if (e == 1.0) {
+      ctx.Alias(0, 0);
+      return;
+    }
+    bool channels_last = IsChannelsLastOnly(x);
+    ValueId base = channels_last ? ctx.ChannelsLast(0) : ctx.Plain(0);
+    ValueId out = -1;
+    if (e == 2.0) out = ctx.Emit("multiply", {base, base});
+    if (e == 3.0) out = ctx.Emit("multiply", {ctx.Emit("multiply", {base, base}), base});
+    if (e == 0.5) out = ctx.Emit("sqrt", {base});
+    if (e == -1.0) out = ctx.Emit("divide", {ctx.Constant(Scalar(1.0)), base});
+    if (out < 0) out = ctx.Emit("power", {base, ctx.Constant(Scalar(e))});
+    channels_last ? ctx.SetChannelsLast(0, out) : ctx.SetPlain(0, out);
+    return;
+  }
+  if (y.is_host() && y.dtype != DataType::Float(32)) {  // an integer exponent tensor
+    ValueId base = ctx.Plain(0);
+    ctx.SetPlain(0, ctx.Emit("power", {base, ctx.Constant(HostCast(y.host, DataType::Float(32)))}));
+    return;
+  }
+  ctx.RequireFloat(1);
+  EmitBinary(ctx, "power");
+}
+
+void ConvertClip(ImportContext& ctx) {
+  double lo = -3.4028234663852886e38, hi = 3.4028234663852886e38;
+  bool dynamic_bounds = ctx.opset() >= 11 && ((ctx.HasInput(1) && !ctx.Input(1).is_host()) ||
+                                              (ctx.HasInput(2) && !ctx.Input(2).is_host()));
+  if (dynamic_bounds) {  // bounds computed by the graph: maximum, then minimum
+    ctx.RequireFloat(0);
+    ValueId y = ctx.Plain(0);
+    if (ctx.HasInput(1)) y = ctx.Emit("maximum", {y, ctx.Plain(1)});
+    if (ctx.HasInput(2)) y = ctx.Emit("minimum", {y, ctx.Plain(2)});
+    ctx.SetPlain(0, y);
+    return;
+  }
+  if (ctx.opset() < 11) {
+    lo = ctx.AttrFloat("min", static_cast<float>(lo));
+    hi = ctx.AttrFloat("max", static_cast<float>(hi));
+  } else {
+    if (ctx.HasInput(1)) lo = ctx.HostScalar(1, "min");
+    if (ctx.HasInput(2)) hi = ctx.HostScalar(2, "max");
+  }
+  const ImportedValue& x = ctx.Input(0);
+  if (x.is_host()) {
+    NDArray out =
+        HostBinary(x.host, Scalar(lo), x.dtype, [](double v, double l) { return std::max(v, l); });
+    ctx.SetHost(
+        0, HostBinary(out, Scalar(hi), x.dtype, [](double v, double h) { return std::min(v, h); }));
+    return;
+  }
+  EmitUnary(ctx, "clip", {{"min", lo}, {"max", hi}});
+}
+
+void ConvertEqual(ImportContext& ctx) {
+  const ImportedValue& a = ctx.Input(0);
+  const ImportedValue& b = ctx.Input(1);
+  if (!a.is_host() || !b.is_host()) {
+    ctx.Fail(
+        "Equal of tensors computed by the graph is not supported (the graph holds no "
+        "booleans); only Equal at import time (shape and mask computations) is");
+  }
+  ctx.SetHost(0, HostBinary(a.host, b.host, DataType::Bool(),
+                            [](double x, double y) { return x == y ? 1.0 : 0.0; }));
+}
+
+void ConvertWhere(ImportContext& ctx) {
+  const ImportedValue& cond = ctx.Input(0);
+  const ImportedValue& x = ctx.Input(1);
+  const ImportedValue& y = ctx.Input(2);
+  if (!cond.is_host()) ctx.Fail("the condition must be known at import time");
+  if (x.is_host() && y.is_host()) {
+    if (x.dtype != y.dtype) ctx.Fail("branches are {} and {}", x.dtype.str(), y.dtype.str());
+    ctx.SetHost(0, HostWhere(cond.host, x.host, y.host));
+    return;
+  }
+  ctx.RequireFloat(1);
+  ctx.RequireFloat(2);
+  ValueId c = ctx.Constant(HostCast(cond.host, DataType::Float(32)));
+  ctx.SetPlain(0, ctx.Emit("where", {c, ctx.Plain(1), ctx.Plain(2)}));
+}
+
+void ConvertCast(ImportContext& ctx) {
+  int to = static_cast<int>(ctx.AttrInt("to", 0));
+  DataType dtype;
+  if (!HostDataType(to, &dtype)) ctx.Fail("casting to {} is not supported", ElemTypeName(to));
+  const ImportedValue& x = ctx.Input(0);
+  if (x.is_host()) {
+    ctx.SetHost(0, HostCast(x.host, dtype));
+    return;
+  }
+  if (x.dtype != dtype) {
+    ctx.Fail("casting a {} tensor computed by the graph to {} is not supported", x.dtype.str(),
+             ElemTypeName(to));
+  }
+  ctx.Alias(0, 0);
+}
+
+void ConvertIdentity(ImportContext& ctx) { ctx.Alias(0, 0); }
+
+void ConvertDropout(ImportContext& ctx) {
+  if (ctx.HasInput(2) && ctx.HostScalar(2, "training_mode") != 0.0) {
+    ctx.Fail("training_mode = true is not supported (inference only)");
+  }
+  ctx.RequireUnusedOutput(1);
+  ctx.Alias(0, 0);
+}
+
+}  // namespace tirtune::graph::onnx_import

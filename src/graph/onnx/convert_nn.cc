@@ -1,0 +1,430 @@
+// Convolutions, pools, normalizations, matrix products, softmax and reductions. Convolutions and
+// pools work channel-last: their inputs are transposed on demand (once per value), their weights
+// transposed at import ([CO, CI / g, K...] → [K..., CI / g, CO]; ConvTranspose's [CI, CO, KH, KW]
+// → [KH, KW, CI, CO]). Padding the graph operators cannot express (asymmetric, or different per
+// axis) becomes an explicit `pad`.
+#include <cmath>
+#include <numeric>
+
+#include "converters.h"
+
+namespace tirtune::graph::onnx_import {
+namespace {
+
+// The padding, strides and dilations of a convolution or pool over `spatial` input extents.
+struct Window {
+  std::vector<int64_t> kernel, strides, dilations, pads_begin, pads_end;
+};
+
+Window ReadWindow(ImportContext& ctx, const std::vector<int64_t>& spatial,
+                  const std::vector<int64_t>& kernel) {
+  size_t k = spatial.size();
+  Window w;
+  w.kernel = kernel;
+  w.strides = ctx.AttrInts("strides", std::vector<int64_t>(k, 1));
+  w.dilations = ctx.AttrInts("dilations", std::vector<int64_t>(k, 1));
+  std::vector<int64_t> pads = ctx.AttrInts("pads", std::vector<int64_t>(2 * k, 0));
+  if (w.strides.size() != k || w.dilations.size() != k || pads.size() != 2 * k) {
+    ctx.Fail("strides, dilations or pads do not match the {} spatial axes", k);
+  }
+  std::string auto_pad = ctx.AttrString("auto_pad", "NOTSET");
+  for (size_t d = 0; d < k; ++d) {
+    int64_t begin = pads[d], end = pads[d + k];
+    if (auto_pad == "VALID") begin = end = 0;
+    if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+      int64_t out = (spatial[d] + w.strides[d] - 1) / w.strides[d];
+      int64_t total = std::max<int64_t>(
+          0, (out - 1) * w.strides[d] + (kernel[d] - 1) * w.dilations[d] + 1 - spatial[d]);
+      begin = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
+      end = total - begin;
+    } else if (auto_pad != "NOTSET" && auto_pad != "VALID") {
+      ctx.Fail("unknown auto_pad '{}'", auto_pad);
+    }
+    w.pads_begin.push_back(begin);
+    w.pads_end.push_back(end);
+  }
+  return w;
+}
+
+// The one value of `values` (they must all be equal), else fails naming `what`.
+int64_t Uniform(ImportContext& ctx, const std::vector<int64_t>& values, const char* what) {
+  for (int64_t v : values) {
+    if (v != values[0]) {
+      ctx.Fail("{} [{}] differ per axis; only equal {} on every spatial axis are supported", what,
+               fmt::join(values, ", "), what);
+    }
+  }
+  return values.empty() ? 0 : values[0];
+}
+
+bool SymmetricPads(const Window& w) {
+  for (size_t d = 0; d < w.pads_begin.size(); ++d) {
+    if (w.pads_begin[d] != w.pads_end[d] || w.pads_begin[d] != w.pads_begin[0]) return false;
+  }
+  return true;
+}
+
+// `x` (channel-last, rank k + 2) padded explicitly by the window's pads.
+ValueId ExplicitPad(ImportContext& ctx, ValueId x, const Window& w, double value) {
+  Ints before = {0}, after = {0};
+  before.insert(before.end(), w.pads_begin.begin(), w.pads_begin.end());
+  after.insert(after.end(), w.pads_end.begin(), w.pads_end.end());
+  before.push_back(0);
+  after.push_back(0);
+  return ctx.Emit("pad", {x}, {{"pads_before", before}, {"pads_after", after}, {"value", value}});
+}
+
+std::vector<int64_t> SpatialOf(const ImportedValue& v) {
+  return std::vector<int64_t>(v.shape.begin() + 2, v.shape.end());
+}
+
+ValueId ScalarConstant(ImportContext& ctx, double value) {
+  NDArray a = NDArray::Empty({1}, DataType::Float(32));
+  a.SetDouble(0, value);
+  return ctx.Constant(a);
+}
+
+// Input i (weights) with its axes permuted: transposed now when known, else by the graph (which
+// FoldConstants folds once the weights are bound).
+ValueId PermutedWeights(ImportContext& ctx, int i, const std::vector<int64_t>& perm) {
+  ctx.RequireFloat(i);
+  std::string name = SanitizeName(ctx.node().input(i)) + "_weights";
+  if (ctx.Input(i).is_host()) return ctx.Constant(HostTranspose(ctx.Input(i).host, perm), name);
+  return ctx.Emit("transpose", {ctx.Plain(i)}, {{"perm", perm}}, name);
+}
+
+// Pool output extent along one axis, floor or ceil mode.
+int64_t PoolExtent(int64_t in, int64_t k, int64_t s, int64_t begin, int64_t end, bool ceil) {
+  int64_t span = in + begin + end - k;
+  return (ceil ? (span + s - 1) / s : span / s) + 1;
+}
+
+}  // namespace
+
+void ConvertConv(ImportContext& ctx) {
+  ctx.RequireFloat(0);
+  const ImportedValue& x = ctx.Input(0);
+  int rank = static_cast<int>(x.shape.size());
+  if (rank < 3 || rank > 5) ctx.Fail("only 1-D, 2-D and 3-D convolutions are supported");
+  const std::vector<int64_t>& weight = ctx.Input(1).shape;
+  if (static_cast<int>(weight.size()) != rank) ctx.Fail("weights of rank {}", rank);
+  std::vector<int64_t> kernel(weight.begin() + 2, weight.end());
+  if (ctx.HasAttr("kernel_shape") && ctx.AttrInts("kernel_shape", {}) != kernel) {
+    ctx.Fail("kernel_shape does not match the weights");
+  }
+  Window w = ReadWindow(ctx, SpatialOf(x), kernel);
+  int64_t stride = Uniform(ctx, w.strides, "strides");
+  int64_t dilation = Uniform(ctx, w.dilations, "dilations");
+  ValueId data = ctx.ChannelsLast(0);
+  int64_t pad = w.pads_begin[0];
+  if (!SymmetricPads(w)) {
+    data = ExplicitPad(ctx, data, w, 0.0);
+    pad = 0;
+  }
+  std::vector<int64_t> perm;
+  for (int d = 2; d < rank; ++d) perm.push_back(d);
+  perm.push_back(1);
+  perm.push_back(0);
+  ValueId wt = PermutedWeights(ctx, 1, perm);
+  static const char* ops[] = {"conv1d", "conv2d", "conv3d"};
+  ValueId y = ctx.Emit(ops[rank - 3], {data, wt},
+                       {{"stride", stride},
+                        {"pad", pad},
+                        {"dilation", dilation},
+                        {"groups", ctx.AttrInt("group", 1)}});
+  if (ctx.HasInput(2)) y = ctx.Emit("bias_add", {y, ctx.Plain(2)});
+  ctx.SetChannelsLast(0, y);
+}
+
+void ConvertConvTranspose(ImportContext& ctx) {
+  ctx.RequireFloat(0);
+  const ImportedValue& x = ctx.Input(0);
+  if (x.shape.size() != 4) ctx.Fail("only 2-D transposed convolutions are supported");
+  const std::vector<int64_t>& weight = ctx.Input(1).shape;
+  ctx.RequireAttr("group", 1);
+  if (weight.size() != 4) ctx.Fail("weights of rank {}", weight.size());
+  std::vector<int64_t> kernel(weight.begin() + 2, weight.end());
+  Window w = ReadWindow(ctx, SpatialOf(x), kernel);
+  int64_t stride = Uniform(ctx, w.strides, "strides");
+  if (Uniform(ctx, w.dilations, "dilations") != 1) ctx.Fail("dilations are not supported");
+  std::vector<int64_t> output_padding = ctx.AttrInts("output_padding", {0, 0});
+  if (output_padding != std::vector<int64_t>{0, 0}) ctx.Fail("output_padding is not supported");
+  if (ctx.HasAttr("output_shape")) {  // the pads that give this shape (SAME_UPPER split)
+    std::vector<int64_t> shape = ctx.AttrInts("output_shape", {});
+    for (size_t d = 0; d < 2 && d < shape.size(); ++d) {
+      int64_t total = stride * (x.shape[2 + d] - 1) + kernel[d] - shape[d];
+      w.pads_begin[d] = total / 2;
+      w.pads_end[d] = total - total / 2;
+    }
+  } else if (ctx.AttrString("auto_pad", "NOTSET") != "NOTSET") {
+    ctx.Fail("auto_pad is not supported on ConvTranspose");
+  }
+  if (!SymmetricPads(w))
+    ctx.Fail("pads [{}] / [{}] are not supported (symmetric only)", fmt::join(w.pads_begin, ", "),
+             fmt::join(w.pads_end, ", "));
+  if (kernel[0] != kernel[1]) ctx.Fail("non-square kernels are not supported");
+  ValueId wt = PermutedWeights(ctx, 1, {2, 3, 0, 1});
+  ValueId y = ctx.Emit("conv2d_transpose", {ctx.ChannelsLast(0), wt},
+                       {{"stride", stride}, {"pad", w.pads_begin[0]}});
+  if (ctx.HasInput(2)) y = ctx.Emit("bias_add", {y, ctx.Plain(2)});
+  ctx.SetChannelsLast(0, y);
+}
+
+void ConvertPool(ImportContext& ctx) {
+  ctx.RequireFloat(0);
+  bool is_max = ctx.node().op_type() == "MaxPool";
+  const ImportedValue& x = ctx.Input(0);
+  if (x.shape.size() != 4) ctx.Fail("only 2-D pooling is supported");
+  std::vector<int64_t> kernel = ctx.AttrInts("kernel_shape", {});
+  if (kernel.size() != 2) ctx.Fail("kernel_shape must have 2 entries");
+  Window w = ReadWindow(ctx, SpatialOf(x), kernel);
+  int64_t k = Uniform(ctx, w.kernel, "kernel_shape");
+  int64_t stride = Uniform(ctx, w.strides, "strides");
+  if (Uniform(ctx, w.dilations, "dilations") != 1) ctx.Fail("dilations are not supported");
+  if (is_max) ctx.RequireUnusedOutput(1);
+  if (ctx.AttrInt("ceil_mode", 0) != 0) {
+    for (int d = 0; d < 2; ++d) {
+      if (PoolExtent(x.shape[2 + d], k, stride, w.pads_begin[d], w.pads_end[d], true) !=
+          PoolExtent(x.shape[2 + d], k, stride, w.pads_begin[d], w.pads_end[d], false)) {
+        ctx.Fail("ceil_mode = 1 is supported only where it gives the floor mode's shape");
+      }
+    }
+  }
+  bool include_pad = !is_max && ctx.AttrInt("count_include_pad", 0) != 0;
+  ValueId data = ctx.ChannelsLast(0);
+  int64_t pad = w.pads_begin[0];
+  if (!SymmetricPads(w) || (include_pad && pad > 0)) {
+    if (!is_max && !include_pad) {
+      ctx.Fail("asymmetric pads with count_include_pad = 0 are not supported");
+    }
+    data = ExplicitPad(ctx, data, w, is_max ? -3.4028234663852886e38 : 0.0);
+    pad = 0;
+  }
+  ValueId y = ctx.Emit(is_max ? "max_pool2d" : "avg_pool2d", {data},
+                       {{"kernel", k}, {"stride", stride}, {"pad", pad}});
+  ctx.SetChannelsLast(0, y);
+}
+
+void ConvertGlobalAveragePool(ImportContext& ctx) {
+  ctx.RequireFloat(0);
+  int rank = static_cast<int>(ctx.Input(0).shape.size());
+  if (rank < 3) ctx.Fail("input of rank {}", rank);
+  if (rank == 4) {
+    ctx.SetChannelsLast(0, ctx.Emit("global_avg_pool2d", {ctx.ChannelsLast(0)}));
+    return;
+  }
+  Ints axes;
+  for (int d = 1; d < rank - 1; ++d) axes.push_back(d);
+  ctx.SetChannelsLast(0,
+                      ctx.Emit("mean", {ctx.ChannelsLast(0)}, {{"axes", axes}, {"keepdims", 1}}));
+}
+
+void ConvertBatchNormalization(ImportContext& ctx) {
+  ctx.RequireFloat(0);
+  ctx.RequireAttr("training_mode", 0);
+  for (int i = 1; i < 5; ++i) ctx.RequireUnusedOutput(i);
+  double epsilon = ctx.AttrFloat("epsilon", 1e-5f);
+  std::vector<ValueId> params;
+  for (int i = 1; i < 5; ++i) params.push_back(ctx.Plain(i));
+  int rank = static_cast<int>(ctx.Input(0).shape.size());
+  if (rank == 2) {
+    params.insert(params.begin(), ctx.Plain(0));
+    ctx.SetPlain(0, ctx.Emit("batch_norm", params, {{"epsilon", epsilon}}));
+    return;
+  }
+  if (rank < 2) ctx.Fail("input of rank {}", rank);
+  params.insert(params.begin(), ctx.ChannelsLast(0));
+  ctx.SetChannelsLast(0, ctx.Emit("batch_norm", params, {{"epsilon", epsilon}}));
+}
+
+void ConvertGemm(ImportContext& ctx) {
+  ctx.RequireFloat(0);
+  ctx.RequireFloat(1);
+  double alpha = ctx.AttrFloat("alpha", 1.0f), beta = ctx.AttrFloat("beta", 1.0f);
+  bool trans_a = ctx.AttrInt("transA", 0) != 0, trans_b = ctx.AttrInt("transB", 0) != 0;
+  if (ctx.Input(0).shape.size() != 2 || ctx.Input(1).shape.size() != 2) {
+    ctx.Fail("A and B must be matrices");
+  }
+  ValueId a = ctx.Plain(0);
+  if (trans_a) a = ctx.Emit("transpose", {a}, {{"perm", Ints{1, 0}}});
+  ValueId y;
+  if (ctx.Input(1).is_host()) {  // dense takes B as [N, K]
+    const NDArray& b = ctx.Input(1).host;
+    y = ctx.Emit("dense", {a, ctx.Constant(trans_b ? b : HostTranspose(b, {1, 0}),
+                                           SanitizeName(ctx.node().input(1)) + "_weights")});
+  } else {
+    ValueId b = ctx.Plain(1);
+    if (trans_b) b = ctx.Emit("transpose", {b}, {{"perm", Ints{1, 0}}});
+    y = ctx.Emit("matmul", {a, b});
+  }
+  if (alpha != 1.0) y = ctx.Emit("multiply", {y, ScalarConstant(ctx, alpha)});
+  if (ctx.HasInput(2) && beta != 0.0) {
+    ctx.RequireFloat(2);
+    const ImportedValue& c = ctx.Input(2);
+    ValueId bias;
+    if (c.is_host()) {
+      bias = ctx.Constant(beta == 1.0 ? c.host
+                                      : HostBinary(c.host, c.host, DataType::Float(32),
+                                                   [beta](double v, double) { return v * beta; }));
+    } else {
+      bias = ctx.Plain(2);
+      if (beta != 1.0) bias = ctx.Emit("multiply", {bias, ScalarConstant(ctx, beta)});
+    }
+    y = ctx.Emit("add", {y, bias});
+  }
+  ctx.SetPlain(0, y);
+}
+
+void ConvertMatMul(ImportContext& ctx) {
+  ctx.RequireFloat(0);
+  ctx.RequireFloat(1);
+  std::vector<int64_t> sa = ctx.Input(0).shape, sb = ctx.Input(1).shape;
+  if (sa.empty() || sb.empty()) ctx.Fail("scalar operands");
+  // NumPy's rules: a vector operand gets a unit axis that the result drops.
+  bool vec_a = sa.size() == 1, vec_b = sb.size() == 1;
+  if (vec_a) sa.insert(sa.begin(), 1);
+  if (vec_b) sb.push_back(1);
+  int64_t m = sa[sa.size() - 2], k = sa.back(), n = sb.back();
+  if (sb[sb.size() - 2] != k) {
+    ctx.Fail("inner dimensions differ: {} and {}", ShapeString(ctx.Input(0).shape),
+             ShapeString(ctx.Input(1).shape));
+  }
+  std::vector<int64_t> batch_a(sa.begin(), sa.end() - 2), batch_b(sb.begin(), sb.end() - 2);
+  bool ok = true;
+  std::vector<int64_t> batch = BroadcastShapes(batch_a, batch_b, &ok);
+  if (!ok) ctx.Fail("batch dimensions do not broadcast");
+  std::vector<int64_t> out_shape = batch;
+  if (!vec_a) out_shape.push_back(m);
+  if (!vec_b) out_shape.push_back(n);
+  if (out_shape.empty()) ctx.Fail("a scalar result (vector times vector) is not supported");
+
+  auto reshape = [&](ValueId v, Ints shape) {
+    return ctx.graph().value(v).type.shape == shape ? v
+                                                    : ctx.Emit("reshape", {v}, {{"shape", shape}});
+  };
+  ValueId y;
+  if (batch_b.empty() || NumElements(batch_b) == 1) {
+    // B is one matrix: fold A's batch into its rows (a dense layer when B is a constant).
+    ValueId a = reshape(ctx.Plain(0), {NumElements(batch) * m, k});
+    if (ctx.Input(1).is_host()) {
+      NDArray b = HostReshape(ctx.Input(1).host, {k, n});
+      y = ctx.Emit("dense", {a, ctx.Constant(HostTranspose(b, {1, 0}),
+                                             SanitizeName(ctx.node().input(1)) + "_weights")});
+    } else {
+      y = ctx.Emit("matmul", {a, reshape(ctx.Plain(1), {k, n})});
+    }
+  } else {
+    int64_t batch_size = NumElements(batch);
+    auto operand = [&](int i, const std::vector<int64_t>& own_batch, int64_t rows, int64_t cols) {
+      ValueId v = reshape(ctx.Plain(i), [&] {
+        Ints s = own_batch;
+        s.push_back(rows);
+        s.push_back(cols);
+        return s;
+      }());
+      if (own_batch != batch) {
+        Ints full = batch;
+        full.push_back(rows);
+        full.push_back(cols);
+        v = ctx.Emit("broadcast_to", {v}, {{"shape", full}});
+      }
+      return reshape(v, {batch_size, rows, cols});
+    };
+    ValueId a = operand(0, batch_a, m, k);
+    ValueId b = operand(1, batch_b, k, n);
+    y = ctx.Emit("batch_matmul", {a, b});
+  }
+  ctx.SetPlain(0, reshape(y, out_shape));
+}
+
+void ConvertSoftmax(ImportContext& ctx) {
+  ctx.RequireFloat(0);
+  const std::vector<int64_t>& shape = ctx.Input(0).shape;
+  int rank = static_cast<int>(shape.size());
+  int64_t axis = ctx.AttrInt("axis", ctx.opset() < 13 ? 1 : -1);
+  if (axis < -rank || axis >= rank) ctx.Fail("axis {} out of range for rank {}", axis, rank);
+  if (axis < 0) axis += rank;
+  ValueId x = ctx.Plain(0);
+  if (ctx.opset() < 13) {  // softmax of the input coerced to [prod(:axis), prod(axis:)]
+    int64_t outer = NumElements({shape.begin(), shape.begin() + axis});
+    ValueId rows = ctx.Emit("reshape", {x}, {{"shape", Ints{outer, -1}}});
+    ctx.SetPlain(0, ctx.Emit("reshape", {ctx.Emit("softmax", {rows})}, {{"shape", shape}}));
+    return;
+  }
+  if (axis == rank - 1) {
+    ctx.SetPlain(0, ctx.Emit("softmax", {x}));
+    return;
+  }
+  Ints perm(rank);
+  std::iota(perm.begin(), perm.end(), 0);
+  std::swap(perm[axis], perm[rank - 1]);
+  ValueId moved = ctx.Emit("transpose", {x}, {{"perm", perm}});
+  ctx.SetPlain(0, ctx.Emit("transpose", {ctx.Emit("softmax", {moved})}, {{"perm", perm}}));
+}
+
+void ConvertLayerNormalization(ImportContext& ctx) {
+  ctx.RequireFloat(0);
+  const std::vector<int64_t>& shape = ctx.Input(0).shape;
+  int rank = static_cast<int>(shape.size());
+  int64_t axis = ctx.AttrInt("axis", -1);
+  if (axis < -rank || axis >= rank) ctx.Fail("axis {} out of range for rank {}", axis, rank);
+  if (axis < 0) axis += rank;
+  double epsilon = ctx.AttrFloat("epsilon", 1e-5f);
+  int64_t inner = NumElements({shape.begin() + axis, shape.end()});
+  int64_t outer = NumElements({shape.begin(), shape.begin() + axis});
+  auto flat_param = [&](int i) {
+    if (!ctx.HasInput(i)) {
+      NDArray zeros = NDArray::Empty({inner}, DataType::Float(32));
+      zeros.Fill(0.0);
+      return ctx.Constant(zeros);
+    }
+    ctx.RequireFloat(i);
+    const ImportedValue& p = ctx.Input(i);
+    if (p.is_host()) {
+      return ctx.Constant(
+          HostReshape(HostExpand(p.host, {shape.begin() + axis, shape.end()}), {inner}));
+    }
+    return ctx.Emit("reshape", {ctx.Plain(i)}, {{"shape", Ints{inner}}});
+  };
+  ValueId gamma = flat_param(1), beta = flat_param(2);
+  ValueId x = ctx.Plain(0);
+  if (axis == rank - 1 && rank >= 2) {
+    ctx.SetPlain(0, ctx.Emit("layer_norm", {x, gamma, beta}, {{"epsilon", epsilon}}));
+  } else {
+    ValueId rows = ctx.Emit("reshape", {x}, {{"shape", Ints{outer, inner}}});
+    ValueId y = ctx.Emit("layer_norm", {rows, gamma, beta}, {{"epsilon", epsilon}});
+    ctx.SetPlain(0, ctx.Emit("reshape", {y}, {{"shape", shape}}));
+  }
+  // The optional statistics outputs, over the normalized axes with them kept as extent 1:
+  // Mean, and InvStdDev = 1 / sqrt(mean((x - Mean)^2) + epsilon).
+  bool wants_mean = ctx.IsUsedOutput(1), wants_inv_std = ctx.IsUsedOutput(2);
+  if (!wants_mean && !wants_inv_std) return;
+  Ints axes;
+  for (int d = static_cast<int>(axis); d < rank; ++d) axes.push_back(d);
+  Attrs reduce = {{"axes", axes}, {"keepdims", 1}};
+  ValueId mean = ctx.Emit("mean", {x}, reduce);
+  if (wants_mean) ctx.SetPlain(1, mean);
+  if (!wants_inv_std) return;
+  ValueId centered = ctx.Emit("subtract", {x, mean});
+  ValueId var = ctx.Emit("mean", {ctx.Emit("multiply", {centered, centered})}, reduce);
+  ValueId std = ctx.Emit("sqrt", {ctx.Emit("add", {var, ScalarConstant(ctx, epsilon)})});
+  ctx.SetPlain(2, ctx.Emit("divide", {ScalarConstant(ctx, 1.0), std}));
+}
+
+void ConvertReduce(ImportContext& ctx) {
+  ctx.RequireFloat(0);
+  const std::string& type = ctx.node().op_type();
+  std::vector<int64_t> axes = ctx.AttrInts("axes", {});
+  if (type == "ReduceSum" && ctx.opset() >= 13) {
+    axes = ctx.HasInput(1) ? HostInts(ctx.HostInput(1, "axes")) : std::vector<int64_t>{};
+    if (axes.empty() && ctx.AttrInt("noop_with_empty_axes", 0) != 0) {
+      ctx.Alias(0, 0);
+      return;
+    }
+  }
+  const char* op = type == "ReduceMean" ? "mean" : type == "ReduceSum" ? "sum" : "max";
+  ctx.SetPlain(
+      0, ctx.Emit(op, {ctx.Plain(0)}, {{"axes", axes}, {"keepdims", ctx.AttrInt("keepdims", 1)}}));
+}
+
+}  // namespace tirtune::graph::onnx_import

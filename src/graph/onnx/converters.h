@@ -1,0 +1,48 @@
+// The operator converters, one function per ONNX operator, grouped by family in convert_*.cc;
+// converters.cc maps operator names to them. Private to src/graph/onnx/.
+#pragma once
+
+#include "import_context.h"
+
+namespace tirtune::graph::onnx_import {
+
+// convert_elementwise.cc
+void ConvertUnary(ImportContext& ctx);  // Relu, Sigmoid, Tanh, Erf, Sqrt, Exp, Neg
+void ConvertReciprocal(ImportContext& ctx);
+void ConvertBinary(ImportContext& ctx);  // Add, Sub, Mul, Div
+void ConvertPow(ImportContext& ctx);
+void ConvertClip(ImportContext& ctx);
+void ConvertEqual(ImportContext& ctx);
+void ConvertWhere(ImportContext& ctx);
+void ConvertCast(ImportContext& ctx);
+void ConvertIdentity(ImportContext& ctx);
+void ConvertDropout(ImportContext& ctx);
+
+// convert_nn.cc
+void ConvertConv(ImportContext& ctx);
+void ConvertConvTranspose(ImportContext& ctx);
+void ConvertPool(ImportContext& ctx);  // MaxPool, AveragePool
+void ConvertGlobalAveragePool(ImportContext& ctx);
+void ConvertBatchNormalization(ImportContext& ctx);
+void ConvertGemm(ImportContext& ctx);
+void ConvertMatMul(ImportContext& ctx);
+void ConvertSoftmax(ImportContext& ctx);
+void ConvertLayerNormalization(ImportContext& ctx);
+void ConvertReduce(ImportContext& ctx);  // ReduceMean, ReduceSum, ReduceMax
+
+// convert_shape.cc
+void ConvertShape(ImportContext& ctx);
+void ConvertReshape(ImportContext& ctx);
+void ConvertFlatten(ImportContext& ctx);
+void ConvertTranspose(ImportContext& ctx);
+void ConvertGather(ImportContext& ctx);
+void ConvertConcat(ImportContext& ctx);
+void ConvertSlice(ImportContext& ctx);
+void ConvertSqueeze(ImportContext& ctx);
+void ConvertUnsqueeze(ImportContext& ctx);
+void ConvertConstant(ImportContext& ctx);
+void ConvertConstantOfShape(ImportContext& ctx);
+void ConvertExpand(ImportContext& ctx);
+void ConvertRange(ImportContext& ctx);
+
+}  // namespace tirtune::graph::onnx_import

@@ -1,0 +1,308 @@
+// ImportOnnx: the driver. A model goes through these steps, each failing with a UserError that
+// says what is wrong:
+//   1. parse the ModelProto and find the ai.onnx opset;
+//   2. check the structure ourselves (supported operators, every input defined, no cycle), so
+//      the common mistakes get precise messages;
+//   3. run onnx::checker and onnx::shape_inference;
+//   4. define the initializers (host tensors) and the graph inputs (static shapes only);
+//   5. convert the nodes in topological order (convert_*.cc), checking each result's shape
+//      against the shape ONNX inferred;
+//   6. make the model's outputs (in ONNX's layout) and drop what they do not use.
+//
+// For example, x[1, 3, 8, 8] → Conv(w, pads 1) → Relu → GlobalAveragePool → Flatten → Gemm(fc_w,
+// transB) becomes
+//   %x_channels_last = transpose(%x) {perm=[0, 2, 3, 1]} : float32[1, 8, 8, 3]
+//   %c = conv2d(%x_channels_last, %w_weights) {dilation=1, groups=1, pad=1, stride=1}
+//   %r = relu(%c) : float32[1, 8, 8, 4]
+//   %g = global_avg_pool2d(%r) : float32[1, 1, 1, 4]
+//   %g_channels_first = transpose(%g) {perm=[0, 3, 1, 2]} : float32[1, 4, 1, 1]
+//   %f = reshape(%g_channels_first) {shape=[1, 4]} : float32[1, 4]
+//   %y = dense(%f, %fc_w_weights) : float32[1, 10]
+// with %w_weights (HWIO) and %fc_w_weights transposed at import.
+#include "tirtune/graph/onnx_import.h"
+
+#include <onnx/checker.h>
+#include <onnx/shape_inference/implementation.h>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "import_context.h"
+#include "tirtune/graph/passes.h"
+
+namespace tirtune::graph {
+
+using onnx_import::ImportContext;
+using onnx_import::ImportedValue;
+using onnx_import::ShapeString;
+
+namespace {
+
+std::string NodeLabel(const onnx::NodeProto& node, int index) {
+  return fmt::format("node {} \"{}\" ({})", index, node.name(), node.op_type());
+}
+
+// Step 1.
+onnx::ModelProto ParseModel(const std::string& bytes) {
+  onnx::ModelProto model;
+  if (bytes.empty()) TT_USER_ERROR("not an ONNX model: the input is empty");
+  if (!model.ParseFromString(bytes)) {
+    TT_USER_ERROR("not an ONNX model: the bytes are not a valid ModelProto (truncated or corrupt)");
+  }
+  if (!model.has_graph() || model.ir_version() <= 0) {
+    TT_USER_ERROR("not an ONNX model: {}", model.has_graph() ? "no ir_version" : "no graph");
+  }
+  return model;
+}
+
+int DefaultOpset(const onnx::ModelProto& model) {
+  for (const onnx::OperatorSetIdProto& op_set : model.opset_import()) {
+    if (op_set.domain().empty() || op_set.domain() == "ai.onnx") {
+      return static_cast<int>(op_set.version());
+    }
+  }
+  TT_USER_ERROR("the model imports no opset of the default domain (ai.onnx)");
+}
+
+// Step 2. Returns the node indices in a topological order.
+std::vector<int> CheckStructure(const onnx::GraphProto& graph) {
+  std::set<std::string> defined;
+  for (const onnx::TensorProto& t : graph.initializer()) defined.insert(t.name());
+  for (const onnx::ValueInfoProto& v : graph.input()) defined.insert(v.name());
+  std::map<std::string, int> producer;
+  int num_nodes = graph.node_size();
+  for (int i = 0; i < num_nodes; ++i) {
+    const onnx::NodeProto& node = graph.node(i);
+    if (!node.domain().empty() && node.domain() != "ai.onnx") {
+      TT_USER_ERROR("{}: operator domain '{}' is not supported (only ai.onnx)", NodeLabel(node, i),
+                    node.domain());
+    }
+    if (!onnx_import::FindConverter(node.op_type())) {
+      TT_USER_ERROR("{}: unsupported operator '{}'", NodeLabel(node, i), node.op_type());
+    }
+    for (const std::string& out : node.output()) {
+      if (out.empty()) continue;
+      if (defined.count(out) || !producer.emplace(out, i).second) {
+        TT_USER_ERROR("{}: output '{}' is defined twice", NodeLabel(node, i), out);
+      }
+    }
+  }
+  // Kahn's algorithm in the stored order.
+  std::vector<int> pending(num_nodes, 0);
+  std::vector<std::vector<int>> consumers(num_nodes);
+  for (int i = 0; i < num_nodes; ++i) {
+    const onnx::NodeProto& node = graph.node(i);
+    for (const std::string& in : node.input()) {
+      if (in.empty() || defined.count(in)) continue;
+      auto it = producer.find(in);
+      if (it == producer.end()) {
+        TT_USER_ERROR("{}: input '{}' is not defined (no node, initializer or graph input has it)",
+                      NodeLabel(node, i), in);
+      }
+      ++pending[i];
+      consumers[it->second].push_back(i);
+    }
+  }
+  std::vector<int> order;
+  std::set<int> ready;
+  for (int i = 0; i < num_nodes; ++i) {
+    if (pending[i] == 0) ready.insert(i);
+  }
+  while (!ready.empty()) {
+    int i = *ready.begin();
+    ready.erase(ready.begin());
+    order.push_back(i);
+    for (int c : consumers[i]) {
+      if (--pending[c] == 0) ready.insert(c);
+    }
+  }
+  if (static_cast<int>(order.size()) != num_nodes) {
+    std::vector<std::string> stuck;
+    for (int i = 0; i < num_nodes; ++i) {
+      if (pending[i] > 0) stuck.push_back(NodeLabel(graph.node(i), i));
+    }
+    TT_USER_ERROR("the graph has a cycle through {}", fmt::join(stuck, ", "));
+  }
+  for (const onnx::ValueInfoProto& out : graph.output()) {
+    if (!defined.count(out.name()) && !producer.count(out.name())) {
+      TT_USER_ERROR("model output '{}' is not defined by any node", out.name());
+    }
+  }
+  return order;
+}
+
+// Step 3.
+void CheckAndInferShapes(onnx::ModelProto* model, bool run_checker) {
+  if (run_checker) {
+    try {
+      onnx::checker::check_model(*model);
+    } catch (const std::exception& e) {
+      TT_USER_ERROR("the ONNX checker rejects the model: {}", e.what());
+    }
+  }
+  try {
+    onnx::shape_inference::InferShapes(*model);
+  } catch (const std::exception& e) {
+    TT_USER_ERROR("ONNX shape inference failed: {}", e.what());
+  }
+}
+
+// The static shape of a ValueInfo, or false when a dimension is symbolic or missing.
+bool StaticShape(const onnx::ValueInfoProto& info, std::vector<int64_t>* shape) {
+  if (!info.type().has_tensor_type() || !info.type().tensor_type().has_shape()) return false;
+  shape->clear();
+  for (const auto& dim : info.type().tensor_type().shape().dim()) {
+    if (!dim.has_dim_value()) return false;
+    shape->push_back(dim.dim_value());
+  }
+  return true;
+}
+
+// Step 4: one graph input.
+void DefineInput(const onnx::ValueInfoProto& info, const OnnxImportOptions& options,
+                 ImportContext& ctx) {
+  const std::string& name = info.name();
+  if (auto it = options.constant_inputs.find(name); it != options.constant_inputs.end()) {
+    ImportedValue v;
+    v.host = it->second;
+    v.shape = v.host.shape();
+    v.dtype = v.host.dtype();
+    if (v.dtype == DataType::Int(32)) v.host = onnx_import::HostCast(v.host, DataType::Int(64));
+    v.dtype = v.host.dtype();
+    ctx.Define(name, std::move(v));
+    return;
+  }
+  if (!info.type().has_tensor_type()) {
+    TT_USER_ERROR(
+        "graph input '{}' is not a tensor (sequences, maps and optionals are not "
+        "supported)",
+        name);
+  }
+  int elem_type = info.type().tensor_type().elem_type();
+  DataType dtype;
+  if (elem_type == onnx::TensorProto::FLOAT) {
+    dtype = DataType::Float(32);
+  } else if (elem_type == onnx::TensorProto::INT64) {
+    dtype = DataType::Int(64);
+  } else {
+    TT_USER_ERROR("graph input '{}' is {}; inputs must be FLOAT (or INT64 indices)", name,
+                  onnx_import::ElemTypeName(elem_type));
+  }
+  if (!info.type().tensor_type().has_shape()) {
+    TT_USER_ERROR("graph input '{}' has no shape; give one in OnnxImportOptions::input_shapes",
+                  name);
+  }
+  std::vector<int64_t> shape;
+  auto given = options.input_shapes.find(name);
+  const auto& dims = info.type().tensor_type().shape().dim();
+  if (given != options.input_shapes.end() &&
+      given->second.size() != static_cast<size_t>(dims.size())) {
+    TT_USER_ERROR("graph input '{}' has rank {}, the shape given has rank {}", name, dims.size(),
+                  given->second.size());
+  }
+  for (int d = 0; d < dims.size(); ++d) {
+    int64_t extent = dims[d].has_dim_value() ? dims[d].dim_value() : -1;
+    if (given != options.input_shapes.end()) {
+      if (extent >= 0 && extent != given->second[d]) {
+        TT_USER_ERROR("graph input '{}': dimension {} is {}, the shape given says {}", name, d,
+                      extent, given->second[d]);
+      }
+      extent = given->second[d];
+    }
+    if (extent < 0) {
+      TT_USER_ERROR(
+          "graph input '{}': dimension {} is dynamic ('{}'); only static shapes are supported "
+          "(give one in OnnxImportOptions::input_shapes)",
+          name, d, dims[d].has_dim_param() ? dims[d].dim_param() : "?");
+    }
+    if (extent == 0) TT_USER_ERROR("graph input '{}': dimension {} is 0", name, d);
+    shape.push_back(extent);
+  }
+  ImportedValue v;
+  v.shape = shape;
+  v.dtype = dtype;
+  v.plain = ctx.graph().AddInput(ctx.graph().FreshName(onnx_import::SanitizeName(name)),
+                                 TensorType{shape, dtype});
+  ctx.Define(name, std::move(v));
+}
+
+}  // namespace
+
+Graph ImportOnnxFromBytes(const std::string& bytes, const OnnxImportOptions& options) {
+  // Step 1.
+  onnx::ModelProto model = ParseModel(bytes);
+  int opset = DefaultOpset(model);
+  // Step 2.
+  std::vector<int> order = CheckStructure(model.graph());
+  // Step 3.
+  CheckAndInferShapes(&model, options.run_checker);
+  const onnx::GraphProto& onnx_graph = model.graph();
+  std::map<std::string, const onnx::ValueInfoProto*> inferred;
+  for (const onnx::ValueInfoProto& v : onnx_graph.value_info()) inferred[v.name()] = &v;
+  for (const onnx::ValueInfoProto& v : onnx_graph.output()) inferred[v.name()] = &v;
+
+  Graph graph;
+  ImportContext ctx(&graph, opset);
+  std::map<std::string, int> uses;
+  for (const onnx::NodeProto& node : onnx_graph.node()) {
+    for (const std::string& in : node.input()) ++uses[in];
+  }
+  for (const onnx::ValueInfoProto& out : onnx_graph.output()) ++uses[out.name()];
+  ctx.SetUsed(uses);
+
+  // Step 4.
+  for (const onnx::TensorProto& t : onnx_graph.initializer()) {
+    ImportedValue v;
+    v.host = onnx_import::TensorFromProto(t, fmt::format("initializer '{}'", t.name()));
+    v.shape = v.host.shape();
+    v.dtype = v.host.dtype();
+    ctx.Define(t.name(), std::move(v));
+  }
+  for (const onnx::ValueInfoProto& info : onnx_graph.input()) {
+    if (ctx.IsDefined(info.name())) continue;  // IR < 4 lists initializers as inputs too
+    DefineInput(info, options, ctx);
+  }
+
+  // Step 5.
+  for (int index : order) {
+    const onnx::NodeProto& node = onnx_graph.node(index);
+    ctx.BeginNode(&node, index);
+    onnx_import::FindConverter(node.op_type())(ctx);
+    for (const std::string& out : node.output()) {
+      if (out.empty() || !uses.count(out)) continue;
+      if (!ctx.IsDefined(out)) ctx.Fail("output '{}' is not produced by the importer", out);
+      auto it = inferred.find(out);
+      std::vector<int64_t> expected;
+      if (it != inferred.end() && StaticShape(*it->second, &expected) &&
+          expected != ctx.Lookup(out).shape) {
+        ctx.Fail("output '{}' has shape {} after import, ONNX infers {}", out,
+                 ShapeString(ctx.Lookup(out).shape), ShapeString(expected));
+      }
+    }
+  }
+
+  // Step 6.
+  ctx.BeginNode(nullptr, -1);
+  for (const onnx::ValueInfoProto& out : onnx_graph.output()) {
+    graph.AddOutput(ctx.PlainOf(out.name()));
+  }
+  if (graph.outputs().empty()) TT_USER_ERROR("the model has no outputs");
+  return EliminateDeadCode(graph);
+}
+
+Graph ImportOnnx(const std::string& path, const OnnxImportOptions& options) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) TT_USER_ERROR("cannot open ONNX model '{}'", path);
+  std::stringstream bytes;
+  bytes << in.rdbuf();
+  try {
+    return ImportOnnxFromBytes(bytes.str(), options);
+  } catch (const UserError& e) {
+    TT_USER_ERROR("{}: {}", path, e.what());
+  }
+}
+
+std::vector<std::string> SupportedOnnxOperators() { return onnx_import::ConvertedOperators(); }
+
+}  // namespace tirtune::graph

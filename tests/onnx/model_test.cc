@@ -1,0 +1,213 @@
+// A small conv-bn-relu-pool-gemm model built with the ONNX protobuf API: it imports channel-last
+// with one transpose at the input and one before Flatten, matches a hand-written NCHW reference,
+// and keeps its outputs through every graph pass down to the tasks.
+#include <gtest/gtest.h>
+
+#include "onnx_testing.h"
+#include "tirtune/graph/executor.h"
+#include "tirtune/graph/extract_tasks.h"
+#include "tirtune/graph/onnx_import.h"
+#include "tirtune/graph/passes.h"
+#include "tirtune/graph/printer.h"
+#include "tirtune/graph/validate.h"
+#include "tirtune/support/error.h"
+
+namespace tirtune::graph {
+namespace {
+
+using testing::OnnxModelBuilder;
+
+// x[1, 3, 8, 8] -> Conv 3x3 pad 1 (+bias, 4 channels) -> BatchNormalization -> Relu
+// -> MaxPool 2x2 -> Conv 1x1 stride 2 (8 channels) -> Add (residual-free bias) -> GlobalAveragePool
+// -> Flatten -> Gemm (transB, 10) -> y[1, 10].
+OnnxModelBuilder SmallCnn() {
+  OnnxModelBuilder b;
+  b.Input("x", {1, 3, 8, 8}).Output("y", {1, 10});
+  b.Weight("w1", {4, 3, 3, 3}, 1).Weight("b1", {4}, 2);
+  b.Weight("gamma", {4}, 3).Weight("beta", {4}, 4).Weight("mean", {4}, 5);
+  b.Weight("var", {4}, 6, 0.5, 1.5);
+  b.Weight("w2", {8, 4, 1, 1}, 7).Weight("shift", {8, 1, 1}, 8);
+  b.Weight("fc_w", {10, 8}, 9).Weight("fc_b", {10}, 10);
+  OnnxModelBuilder::SetInts(b.Node("Conv", {"x", "w1", "b1"}, {"c1"}), "pads", {1, 1, 1, 1});
+  b.Node("BatchNormalization", {"c1", "gamma", "beta", "mean", "var"}, {"bn"});
+  b.Node("Relu", {"bn"}, {"r"});
+  onnx::NodeProto* pool = b.Node("MaxPool", {"r"}, {"p"});
+  OnnxModelBuilder::SetInts(pool, "kernel_shape", {2, 2});
+  OnnxModelBuilder::SetInts(pool, "strides", {2, 2});
+  OnnxModelBuilder::SetInts(b.Node("Conv", {"p", "w2"}, {"c2"}), "strides", {2, 2});
+  b.Node("Add", {"c2", "shift"}, {"s"});
+  b.Node("GlobalAveragePool", {"s"}, {"g"});
+  b.Node("Flatten", {"g"}, {"f"});
+  OnnxModelBuilder::SetInt(b.Node("Gemm", {"f", "fc_w", "fc_b"}, {"y"}), "transB", 1);
+  return b;
+}
+
+int CountCalls(const Graph& g, const std::string& op) {
+  int n = 0;
+  for (const Call& c : g.calls()) n += c.op == op;
+  return n;
+}
+
+// The float array of initializer `name`.
+NDArray Init(OnnxModelBuilder& b, const std::string& name) {
+  for (const onnx::TensorProto& t : b.graph()->initializer()) {
+    if (t.name() == name) return testing::ArrayFromProto(t);
+  }
+  return NDArray();
+}
+
+// The model computed directly in NCHW with plain loops.
+std::vector<float> Reference(OnnxModelBuilder& b, const NDArray& x) {
+  auto at = [](const NDArray& a, int64_t i) { return static_cast<float>(a.GetDouble(i)); };
+  NDArray w1 = Init(b, "w1"), b1 = Init(b, "b1"), gamma = Init(b, "gamma"), beta = Init(b, "beta"),
+          mean = Init(b, "mean"), var = Init(b, "var"), w2 = Init(b, "w2"),
+          shift = Init(b, "shift"), fc_w = Init(b, "fc_w"), fc_b = Init(b, "fc_b");
+  std::vector<float> r(4 * 8 * 8);
+  for (int co = 0; co < 4; ++co) {
+    for (int h = 0; h < 8; ++h) {
+      for (int w = 0; w < 8; ++w) {
+        float s = at(b1, co);
+        for (int ci = 0; ci < 3; ++ci) {
+          for (int kh = 0; kh < 3; ++kh) {
+            for (int kw = 0; kw < 3; ++kw) {
+              int ih = h + kh - 1, iw = w + kw - 1;
+              if (ih < 0 || ih >= 8 || iw < 0 || iw >= 8) continue;
+              s += at(x, (ci * 8 + ih) * 8 + iw) * at(w1, ((co * 3 + ci) * 3 + kh) * 3 + kw);
+            }
+          }
+        }
+        s = (s - at(mean, co)) / std::sqrt(at(var, co) + 1e-5f) * at(gamma, co) + at(beta, co);
+        r[(co * 8 + h) * 8 + w] = std::max(s, 0.0f);
+      }
+    }
+  }
+  std::vector<float> g(8, 0.0f);
+  for (int co = 0; co < 8; ++co) {
+    for (int h = 0; h < 2; ++h) {
+      for (int w = 0; w < 2; ++w) {
+        float s = at(shift, co);
+        for (int ci = 0; ci < 4; ++ci) {
+          int ph = 2 * h * 2, pw = 2 * w * 2;  // conv stride 2 over the 4x4 pooled map
+          float p = -1e30f;
+          for (int dh = 0; dh < 2; ++dh) {
+            for (int dw = 0; dw < 2; ++dw) p = std::max(p, r[(ci * 8 + ph + dh) * 8 + pw + dw]);
+          }
+          s += p * at(w2, co * 4 + ci);
+        }
+        g[co] += s / 4;
+      }
+    }
+  }
+  std::vector<float> y(10);
+  for (int n = 0; n < 10; ++n) {
+    y[n] = at(fc_b, n);
+    for (int k = 0; k < 8; ++k) y[n] += g[k] * at(fc_w, n * 8 + k);
+  }
+  return y;
+}
+
+TEST(OnnxModelTest, ImportsChannelLastWithTwoTransposes) {
+  OnnxModelBuilder b = SmallCnn();
+  Graph g = ImportOnnxFromBytes(b.Bytes());
+  EXPECT_NO_THROW(ValidateGraph(g));
+  ASSERT_EQ(g.Inputs().size(), 1u);
+  EXPECT_EQ(g.value(g.Inputs()[0]).type, F32({1, 3, 8, 8}));
+  EXPECT_EQ(g.value(g.outputs()[0]).type, F32({1, 10}));
+  EXPECT_EQ(CountCalls(g, "transpose"), 2) << PrintGraph(g);
+  EXPECT_EQ(CountCalls(g, "conv2d"), 2);
+  EXPECT_EQ(CountCalls(g, "dense"), 1);
+}
+
+TEST(OnnxModelTest, MatchesAnNchwReference) {
+  OnnxModelBuilder b = SmallCnn();
+  Graph g = ImportOnnxFromBytes(b.Bytes());
+  std::vector<NDArray> inputs = MakeRandomInputs(g, 3);
+  NDArray y = RunGraph(g, inputs)[0];
+  std::vector<float> expected = Reference(b, inputs[0]);
+  for (int n = 0; n < 10; ++n) EXPECT_NEAR(y.GetDouble(n), expected[n], 1e-4) << n;
+}
+
+TEST(OnnxModelTest, EveryGraphPassKeepsTheOutputs) {
+  Graph model = ImportOnnxFromBytes(SmallCnn().Bytes());
+  std::vector<NDArray> inputs = MakeRandomInputs(model, 5);
+  NDArray expected = RunGraph(model, inputs)[0];
+  Graph g = model;
+  for (auto [name, pass] : std::vector<std::pair<const char*, Graph (*)(const Graph&)>>{
+           {"SimplifyInference", SimplifyInference},
+           {"LegalizeOps", LegalizeOps},
+           {"AnnotateOpPattern", AnnotateOpPattern},
+           {"FoldConstants", FoldConstants},
+           {"FuseOps", [](const Graph& x) { return FuseOps(x); }},
+           {"FuseTIR", FuseTIR},
+           {"EliminateDeadCode", EliminateDeadCode}}) {
+    g = pass(g);
+    ASSERT_NO_THROW(ValidateGraph(g)) << name;
+    NDArray actual = RunGraph(g, inputs)[0];
+    for (int64_t i = 0; i < expected.size(); ++i) {
+      ASSERT_NEAR(actual.GetDouble(i), expected.GetDouble(i), 1e-4) << name << " element " << i;
+    }
+  }
+  std::vector<Task> tasks = ExtractTasks(g);
+  EXPECT_GE(tasks.size(), 3u);
+  for (const Task& t : tasks) EXPECT_FALSE(t.workload_key.empty()) << t.name;
+}
+
+TEST(OnnxModelTest, ShapeComputationsFoldToConstants) {
+  // y = Reshape(x, Concat(Unsqueeze(Gather(Shape(x), 0)), [-1])): an exporter's dynamic flatten.
+  OnnxModelBuilder b;
+  b.Input("x", {2, 3, 4}).Output("y", {2, 12});
+  b.Int64s("zero", {0}).Int64s("minus_one", {-1}).Int64s("axes", {0});
+  b.Node("Shape", {"x"}, {"shape"});
+  b.Node("Gather", {"shape", "zero"}, {"batch"});
+  b.Node("Concat", {"batch", "minus_one"}, {"new_shape"})->add_attribute()->CopyFrom([] {
+    onnx::AttributeProto a;
+    a.set_name("axis");
+    a.set_type(onnx::AttributeProto::INT);
+    a.set_i(0);
+    return a;
+  }());
+  b.Node("Reshape", {"x", "new_shape"}, {"y"});
+  Graph g = ImportOnnxFromBytes(b.Bytes());
+  ASSERT_EQ(g.calls().size(), 1u) << PrintGraph(g);
+  EXPECT_EQ(g.calls()[0].op, "reshape");
+  EXPECT_EQ(g.calls()[0].attrs.GetInts("shape"), (Ints{2, 12}));
+}
+
+TEST(OnnxModelTest, ConstantOfShapeAndWhereFoldAMask) {
+  // mask = Where(Equal(ConstantOfShape(Shape(x)), 0), -1e4, 0); y = x + mask: only the add is
+  // left, with the folded mask as a constant.
+  OnnxModelBuilder b;
+  b.Input("x", {2, 3}).Output("y", {2, 3});
+  b.Weight("low", {1}, 1, -1e4, -1e4).Weight("zero_f", {1}, 2, 0.0, 0.0);
+  b.Int64s("zero_i", {0});
+  b.Node("Shape", {"x"}, {"shape"});
+  b.Node("ConstantOfShape", {"shape"}, {"ones"});
+  b.Node("Cast", {"ones"}, {"ones_i"})->add_attribute()->CopyFrom([] {
+    onnx::AttributeProto a;
+    a.set_name("to");
+    a.set_type(onnx::AttributeProto::INT);
+    a.set_i(onnx::TensorProto::INT64);
+    return a;
+  }());
+  b.Node("Equal", {"ones_i", "zero_i"}, {"is_zero"});
+  b.Node("Where", {"is_zero", "low", "zero_f"}, {"mask"});
+  b.Node("Add", {"x", "mask"}, {"y"});
+  Graph g = ImportOnnxFromBytes(b.Bytes());
+  ASSERT_EQ(g.calls().size(), 1u) << PrintGraph(g);
+  EXPECT_EQ(g.calls()[0].op, "add");
+  NDArray x = NDArray::Empty({2, 3}, DataType::Float(32));
+  x.Fill(1.0);
+  NDArray y = RunGraph(g, {x})[0];
+  for (int64_t i = 0; i < 6; ++i) EXPECT_FLOAT_EQ(y.GetDouble(i), -9999.0f);
+}
+
+TEST(OnnxModelTest, ListsItsOperators) {
+  std::vector<std::string> ops = SupportedOnnxOperators();
+  for (const char* op : {"Conv", "Gemm", "MatMul", "BatchNormalization", "LayerNormalization",
+                         "Gather", "Slice", "Where", "ConstantOfShape", "Softmax"}) {
+    EXPECT_NE(std::find(ops.begin(), ops.end(), op), ops.end()) << op;
+  }
+}
+
+}  // namespace
+}  // namespace tirtune::graph
