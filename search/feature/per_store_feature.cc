@@ -369,6 +369,14 @@ class PerStoreFeatureExtractor {
       if (loop->for_kind == ForKind::kVectorized || loop->annotations.count("pragma_vectorize")) {
         vectorized.push_back(kind_loop);
       }
+      // Lowered for features (LowerForFeatures), an auto-unrolled loop nest keeps its
+      // annotation instead of being expanded.
+      auto auto_unroll = loop->annotations.find("pragma_auto_unroll_max_step");
+      if (auto_unroll != loop->annotations.end()) {
+        if (const int64_t* step = AsConstInt(auto_unroll->second)) {
+          max_unroll_step = std::max(max_unroll_step, *step);
+        }
+      }
       auto unroll = loop->annotations.find("pragma_unroll");
       if (loop->for_kind == ForKind::kUnrolled || unroll != loop->annotations.end()) {
         unrolled.push_back(kind_loop);

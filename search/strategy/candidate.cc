@@ -6,7 +6,7 @@
 #include <thread>
 
 #include "tirtune/ir/structural_equal.h"
-#include "tirtune/lower/lower.h"
+#include "tirtune/search/space.h"
 #include "tirtune/search/strategy.h"
 
 namespace tirtune {
@@ -23,7 +23,7 @@ FeatureFn LoweredFeatures(int num_threads) {
     arena.execute([&] {
       tbb::parallel_for(size_t{0}, candidates.size(), [&](size_t i) {
         try {
-          features[i] = ExtractFeatures(Lower(candidates[i].func()));
+          features[i] = ExtractFeatures(LowerForFeatures(candidates[i].func()));
         } catch (const std::exception&) {
           features[i] = FeatureMatrix{};  // does not lower: no rows, the lowest score
         }

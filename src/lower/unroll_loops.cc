@@ -9,7 +9,8 @@
 //
 // The loop annotation "pragma_auto_unroll_max_step" = N (TVM's meaning) unrolls, in addition,
 // every serial loop nested inside the annotated loop whose body runs at most N statements in
-// all, counting the iterations of the loops it contains; the annotation itself is consumed.
+// all, counting the iterations of the loops it contains; the annotation itself is consumed
+// (unless options.expand_auto_unroll is false: then neither happens).
 // A loop whose body allocates is never expanded (each copy would allocate the same buffer); an
 // unrolled one becomes serial with "pragma_unroll".
 #include <algorithm>
@@ -90,7 +91,7 @@ class LoopUnroller : public StmtMutator {
     Annotations annotations = op->annotations;
     int64_t outer_limit = auto_unroll_limit_;
     auto it = annotations.find(kAutoUnrollMaxStep);
-    if (it != annotations.end()) {
+    if (it != annotations.end() && options_.expand_auto_unroll) {
       if (const int64_t* n = AsConstInt(it->second)) {
         auto_unroll_limit_ = std::max(auto_unroll_limit_, *n);
       }
@@ -106,8 +107,10 @@ class LoopUnroller : public StmtMutator {
       if (extent != nullptr && *extent <= options_.max_explicit_unroll && !allocates) {
         return Expand(op, *extent, body);
       }
-      int64_t factor = options_.max_explicit_unroll;
+      // max_explicit_unroll 0 expands nothing and asks for the whole extent.
+      int64_t factor = options_.max_explicit_unroll > 0 ? options_.max_explicit_unroll : kManySteps;
       if (extent != nullptr) factor = std::min(factor, *extent);
+      if (extent == nullptr && options_.max_explicit_unroll <= 0) factor = 1;
       annotations[kPragmaUnroll] = IntImm(DataType::Index(), std::max<int64_t>(factor, 1));
       return MakeFor(op->loop_var, op->min, op->extent, ForKind::kSerial, body, "", annotations);
     }

@@ -52,6 +52,28 @@ def u(A: Buffer((64,), float32), B: Buffer((64,), float32)):
   ExpectSameNumbers(f, unrolled);
 }
 
+TEST(UnrollLoops, TheFormForFeaturesExpandsNothingAndKeepsTheAnnotations) {
+  PrimFunc f = ParseFunc(R"(@prim_func
+def u(A: Buffer((64,), float32), B: Buffer((64,), float32)):
+    for i in range(4, annotations={"pragma_auto_unroll_max_step": 8}):
+        for j in range(2):
+            B[i * 16 + j] = A[i * 16 + j]
+        for k in unroll(4):
+            B[i * 16 + 2 + k] = A[i * 16 + 2 + k]
+)");
+  PrimFunc kept =
+      UnrollLoops(f, LowerOptions{.max_explicit_unroll = 0, .expand_auto_unroll = false});
+  ExpectFuncEqual(kept, R"(@prim_func
+def u(A: Buffer((64,), float32), B: Buffer((64,), float32)):
+    for i in range(4, annotations={"pragma_auto_unroll_max_step": 8}):
+        for j in range(2):
+            B[i * 16 + j] = A[i * 16 + j]
+        for k in range(4, annotations={"pragma_unroll": 4}):
+            B[i * 16 + 2 + k] = A[i * 16 + 2 + k]
+)");
+  ExpectSameNumbers(f, kept);
+}
+
 TEST(UnrollLoops, LoopThatAllocatesIsNotExpandedButItsInnerLoopsAre) {
   PrimFunc f = ParseFunc(R"(@prim_func
 def u(A: Buffer((8,), float32), B: Buffer((8,), float32)):

@@ -3,7 +3,9 @@
 
 #include "ir_texts.h"
 #include "space_check.h"
+#include "tirtune/ir/functor.h"
 #include "tirtune/ir/parser.h"
+#include "tirtune/lower/lower.h"
 
 namespace tirtune {
 namespace {
@@ -170,6 +172,31 @@ def bad(A: Buffer((8,), float32), B: Buffer((8,), float32)):
                 B[vi] = A[vi]
 )"));
   EXPECT_FALSE(MakeVerifyLowers()->Apply(sch));
+}
+
+// ---- LowerForFeatures.
+
+int CountStores(const PrimFunc& f) {
+  struct Counter : StmtVisitor {
+    int stores = 0;
+    void VisitStmt_(const BufferStoreNode* op) override {
+      ++stores;
+      StmtVisitor::VisitStmt_(op);
+    }
+  } counter;
+  counter.VisitStmt(f->body);
+  return counter.stores;
+}
+
+TEST(LowerForFeatures, KeepsAnAutoUnrolledBodyOnceAndRemembersTheResult) {
+  Schedule sch = TiledGemm(/*unroll=*/64);
+  ASSERT_TRUE(MakeRewriteParallelVectorizeUnroll()->Apply(sch));
+  PrimFunc for_features = LowerForFeatures(sch.func());
+  PrimFunc for_code = Lower(sch.func());
+  EXPECT_GT(CountStores(for_code), CountStores(for_features));
+  EXPECT_EQ(CountStores(for_features), 2);  // the init and the update
+  EXPECT_TRUE(LowerForFeatures(sch.func()).same_as(for_features));
+  EXPECT_EQ(CompareOutputs(sch.func(), for_features), "");
 }
 
 }  // namespace

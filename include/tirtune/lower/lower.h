@@ -30,8 +30,13 @@ namespace tirtune {
 
 struct LowerOptions {
   /// Unrolled loops with a constant extent up to this are expanded in the IR; larger ones become
-  /// serial loops annotated "pragma_unroll". Default 64.
+  /// serial loops annotated "pragma_unroll" (0: none is expanded, and the annotation asks for the
+  /// whole constant extent). Default 64.
   int max_explicit_unroll = 64;
+  /// Expand the loops under a "pragma_auto_unroll_max_step" annotation (see UnrollLoops). false
+  /// leaves them and keeps the annotation: the form features are extracted from, where an
+  /// unrolled body counts once. Default true.
+  bool expand_auto_unroll = true;
   /// Allocations up to this many bytes in scope `local` live on the stack. Default 64 KiB.
   int64_t max_stack_bytes = 64 * 1024;
 };

@@ -25,8 +25,8 @@ std::string CandidateKey(const Schedule& sch);
 
 /// Features of scheduled (not yet lowered) candidates, one matrix per candidate.
 using FeatureFn = std::function<std::vector<FeatureMatrix>(const std::vector<Schedule>&)>;
-/// Lower + ExtractFeatures, in parallel over `num_threads` (0: hardware threads); a candidate that
-/// does not lower gets zero rows.
+/// LowerForFeatures + ExtractFeatures, in parallel over `num_threads` (0: hardware threads); a
+/// candidate that does not lower gets zero rows.
 FeatureFn LoweredFeatures(int num_threads = 0);
 
 class SearchStrategy {
