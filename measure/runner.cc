@@ -327,7 +327,8 @@ std::vector<MeasureResult> RunnerPool::Measure(const std::vector<MeasureCandidat
       double timeout = config_.timeout_s;
       if (cutoff.factor > 0) {
         double known = best.load();
-        double cut = known > 0 ? cutoff.factor * known : cutoff.unknown_best_seconds;
+        double cut = cutoff.long_run_seconds;
+        if (known > 0) cut = cut > 0 ? std::min(cut, cutoff.factor * known) : cutoff.factor * known;
         // A first run shorter than a repeat is cheap to time properly, and its own time may
         // include one-off costs (thread start-up, page faults) that would misrank it.
         if (cut > 0) cut = std::max(cut, config_.timer.min_repeat_ms / 1000);

@@ -88,9 +88,10 @@ struct SlowCutoff {
   /// The fastest median known before the batch; 0 for none. The batch's own results lower it as
   /// they come in.
   double best_seconds = 0;
-  /// While no median is known: a verification run longer than this is the only sample (a kernel
-  /// that slow needs no repeats to be ranked). 0: none. Default 1 s.
-  double unknown_best_seconds = 1;
+  /// Whatever the best: a verification run longer than this is the only sample (one call of a
+  /// kernel that slow ranks it well enough, and repeats would cost seconds each). 0: none.
+  /// Default 1 s.
+  double long_run_seconds = 1;
   /// Time for loading and verifying on top of the cut timeout. Default 5 s.
   double grace_s = 5;
 };

@@ -71,7 +71,8 @@ struct TuneOptions {
   uint64_t seed = 1;
   /// A candidate whose verification run is this many times slower than the task's best so far is
   /// not timed further (its one run is its sample), and one still running at twice that is
-  /// stopped as a timeout: it is far from competing (SlowCutoff). 0 disables. Default 20.
+  /// stopped as a timeout: it is far from competing (SlowCutoff; a run over 1 s is also its own
+  /// only sample). 0 disables both. Default 20.
   double slow_cutoff_factor = 20;
   /// Train the cost model on the records already in the database before the first batch.
   bool pretrain = true;
