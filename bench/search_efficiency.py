@@ -4,20 +4,36 @@ evolutionary search with XGBoost and the random ReplayTrace baseline): the best 
 trial of each run, in commit order, and how many trials the first run needed to reach the second
 run's final best. Prints one JSON line.
 
-Usage: bench/search_efficiency.py FIRST.db SECOND.db WORKLOAD_NAME
+Usage: bench/search_efficiency.py FIRST.db SECOND.db WORKLOAD
+WORKLOAD is a spec NAME:ARGS (matched by its structural hash, from `tirtune workload print`; the
+tirtune binary is $TIRTUNE, default build/release/src/tirtune) or a bare name when each database
+holds one workload of that name.
 """
 import json
+import os
 import sqlite3
+import subprocess
 import sys
 
 
-def best_curve(path, name):
+def workload_hash(spec):
+    tirtune = os.environ.get("TIRTUNE", "build/release/src/tirtune")
+    header = subprocess.run([tirtune, "workload", "print", spec], check=True, capture_output=True,
+                            text=True).stdout.splitlines()[0]
+    return header.split("hash=")[1].split()[0]
+
+
+def best_curve(path, workload):
     db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    if ":" in workload:
+        where, key = "w.shash = ?", workload_hash(workload)
+    else:
+        where, key = "w.name = ?", workload
     rows = db.execute(
         "SELECT r.status, r.median_secs FROM tuning_record r JOIN workload w "
-        "ON w.id = r.workload_id WHERE w.name = ? ORDER BY r.id", (name,)).fetchall()
+        f"ON w.id = r.workload_id WHERE {where} ORDER BY r.id", (key,)).fetchall()
     if not rows:
-        sys.exit(f"{path}: no records of workload '{name}'")
+        sys.exit(f"{path}: no records of workload '{workload}'")
     curve, best = [], float("inf")
     for status, median in rows:
         if status == "ok" and median is not None:

@@ -3,13 +3,18 @@
 # workload lists in `tirtune workload list --json`) for TRIALS trials (default 200) into DB, one
 # `tirtune tune` run per shape, and prints one JSON line per shape: the statuses of its trials and
 # the best verified kernel's GFLOP/s (an error line when no candidate verified). ONLY=NAME[,NAME]
-# restricts the operators.
+# restricts the operators; SHAPES="NAME:ARGS ..." gives the exact list instead.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR="${BUILD_DIR:-build/release}"
 TRIALS="${TRIALS:-200}" THREADS="${THREADS:-2}" DB="${DB:-bench-operators.db}"
 TIRTUNE="$BUILD_DIR/src/tirtune"
-"$TIRTUNE" workload list --json | python3 -c '
+shapes() {
+  if [ -n "${SHAPES:-}" ]; then
+    tr ' ' '\n' <<< "$SHAPES" | grep -v '^$'
+    return
+  fi
+  "$TIRTUNE" workload list --json | python3 -c '
 import json, os, sys
 only = set(filter(None, os.environ.get("ONLY", "").split(",")))
 for w in json.load(sys.stdin):
@@ -17,7 +22,9 @@ for w in json.load(sys.stdin):
         continue
     for shape in w["benchmark_shapes"]:
         print(w["name"] + ":" + ",".join(str(x) for x in shape))
-' | while read -r spec; do
+'
+}
+shapes | while read -r spec; do
   if out=$(taskset -c "0-$((THREADS - 1))" "$TIRTUNE" tune --workload "$spec" --trials "$TRIALS" \
       --db "$DB" --target "llvm -num-cores=$THREADS" --json 2> /dev/null); then
     python3 -c '

@@ -1,0 +1,216 @@
+// How well the XGBoost cost model ranks the candidates of a task it was not trained on, measured
+// on real tuning records: every (workload, target) group of the given databases is a task; each
+// task in turn is held back, the model trains on the records of all the others, and the pairwise
+// ranking accuracy over the held-back task's records is reported (PairwiseRankingAccuracy: pairs
+// with different times, a failure being the slowest). Also reported per task: the accuracy over
+// the pairs whose times differ by more than 10% (the rest are within this machine's timing
+// noise), the random model's accuracy, and the time to replay and extract the features.
+//
+//   bench_cost_model_heldout DB [DB ...]
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "tirtune/database/database.h"
+#include "tirtune/search/cost_model.h"
+#include "tirtune/search/feature.h"
+#include "tirtune/search/strategy.h"
+#include "tirtune/search/tune.h"
+#include "tirtune/support/error.h"
+
+namespace tirtune {
+namespace {
+
+double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+struct Task {
+  std::string name;
+  std::vector<CostSample> samples;
+};
+
+// The records of every (workload, target) of `path` that replay, as cost-model samples.
+std::vector<Task> LoadTasks(const std::string& path, const FeatureFn& features) {
+  OpenOptions open;
+  open.create_if_missing = false;
+  std::unique_ptr<Database> db = OpenDatabase(path, open);
+  std::vector<Task> tasks;
+  for (const WorkloadEntry& w : db->Workloads()) {
+    std::map<std::string, std::vector<Schedule>> schedules;
+    std::map<std::string, std::vector<double>> seconds;
+    for (const TuningRecord& r : db->RecordsOf(w.id)) {
+      if (r.status == RecordStatus::kBuildError || r.status == RecordStatus::kRunnerLost) continue;
+      std::optional<Schedule> sch = ReplayRecord(w.func, r.trace);
+      if (!sch) continue;
+      schedules[r.target].push_back(std::move(*sch));
+      seconds[r.target].push_back(r.status == RecordStatus::kOk && r.median_secs
+                                      ? *r.median_secs
+                                      : std::numeric_limits<double>::infinity());
+    }
+    for (auto& [target, group] : schedules) {
+      Task task;
+      task.name = fmt::format("{}#{} ({})", path, w.id, w.name);
+      std::vector<FeatureMatrix> f = features(group);
+      for (size_t i = 0; i < group.size(); ++i) {
+        task.samples.push_back(CostSample{task.name, std::move(f[i]), seconds[target][i]});
+      }
+      tasks.push_back(std::move(task));
+    }
+  }
+  return tasks;
+}
+
+// PairwiseRankingAccuracy restricted to the pairs whose times differ by more than `margin`.
+double AccuracyBeyondNoise(const std::vector<CostSample>& samples,
+                           const std::vector<double>& scores, double margin) {
+  double right = 0;
+  size_t pairs = 0;
+  for (size_t i = 0; i < samples.size(); ++i) {
+    for (size_t j = i + 1; j < samples.size(); ++j) {
+      double a = samples[i].seconds, b = samples[j].seconds;
+      if (std::max(a, b) <= std::min(a, b) * (1 + margin)) continue;
+      ++pairs;
+      bool i_faster = a < b;
+      if (scores[i] == scores[j]) {
+        right += 0.5;
+      } else if ((scores[i] > scores[j]) == i_faster) {
+        right += 1;
+      }
+    }
+  }
+  return pairs == 0 ? 0.5 : right / pairs;
+}
+
+int Main(int argc, char** argv) {
+  if (argc < 2) throw UserError("usage: bench_cost_model_heldout DB [DB ...]");
+  FeatureFn features = LoweredFeatures();
+  std::vector<Task> tasks;
+  auto start = std::chrono::steady_clock::now();
+  size_t total = 0;
+  for (int i = 1; i < argc; ++i) {
+    for (Task& t : LoadTasks(argv[i], features)) {
+      total += t.samples.size();
+      tasks.push_back(std::move(t));
+    }
+  }
+  double load_seconds = SecondsSince(start);
+  if (tasks.size() < 2) throw UserError("need records of at least two tasks");
+  fmt::print(stderr, "{} task(s), {} record(s); replay + features {:.1f} s ({:.2f} ms each)\n",
+             tasks.size(), total, load_seconds, load_seconds / total * 1e3);
+
+  // With DIAGNOSE=1: per task, how many records have features no other record has, and how
+  // many feature columns vary at all.
+  if (const char* diagnose = std::getenv("DIAGNOSE"); diagnose != nullptr && diagnose[0] == '1') {
+    for (const Task& t : tasks) {
+      std::map<std::vector<float>, int> distinct;
+      std::vector<float> lo(FeatureMatrix::kNumFeatures, 1e30f),
+          hi(FeatureMatrix::kNumFeatures, -1e30f);
+      size_t rows = 0;
+      for (const CostSample& s : t.samples) {
+        distinct[s.features.data] += 1;
+        rows += s.features.rows;
+        for (size_t r = 0; r < s.features.rows; ++r) {
+          for (size_t c = 0; c < FeatureMatrix::kNumFeatures; ++c) {
+            lo[c] = std::min(lo[c], s.features.row(r)[c]);
+            hi[c] = std::max(hi[c], s.features.row(r)[c]);
+          }
+        }
+      }
+      int varying = 0;
+      std::string names;
+      for (size_t c = 0; c < FeatureMatrix::kNumFeatures; ++c) {
+        if (lo[c] != hi[c]) {
+          ++varying;
+          names += FeatureNames()[c] + " ";
+        }
+      }
+      std::map<size_t, int> by_rows;
+      for (const CostSample& s : t.samples) by_rows[s.features.rows] += 1;
+      for (auto [r, n] : by_rows) fmt::print("  {} rows: {} records\n", r, n);
+      fmt::print(
+          "{}: {} records, {} distinct feature matrices, {:.1f} rows each, {} varying "
+          "columns: {}\n",
+          t.name, t.samples.size(), distinct.size(), double(rows) / t.samples.size(), varying,
+          names);
+    }
+    return 0;
+  }
+
+  // With IN_TASK=1: the accuracy within each task, training on a random 70% of its records and
+  // testing on the rest: what the features can tell apart at all.
+  if (const char* in_task = std::getenv("IN_TASK"); in_task != nullptr && in_task[0] == '1') {
+    std::mt19937_64 rng(5);
+    for (Task& t : tasks) {
+      std::vector<CostSample> shuffled = t.samples;
+      std::shuffle(shuffled.begin(), shuffled.end(), rng);
+      size_t cut = shuffled.size() * 7 / 10;
+      std::vector<CostSample> train(shuffled.begin(), shuffled.begin() + cut);
+      std::vector<CostSample> test(shuffled.begin() + cut, shuffled.end());
+      std::unique_ptr<CostModel> model = MakeXGBoostModel();
+      model->Update(train);
+      std::vector<const FeatureMatrix*> rows;
+      for (const CostSample& s : test) rows.push_back(&s.features);
+      std::vector<double> scores = model->Predict(rows);
+      fmt::print("{}\n", nlohmann::json{{"task", t.name},
+                                        {"in_task_accuracy", PairwiseRankingAccuracy(test, scores)},
+                                        {"beyond_10pct", AccuracyBeyondNoise(test, scores, 0.1)}}
+                             .dump());
+    }
+    return 0;
+  }
+
+  double sum = 0, sum_beyond = 0;
+  for (size_t held = 0; held < tasks.size(); ++held) {
+    std::vector<CostSample> train;
+    for (size_t t = 0; t < tasks.size(); ++t) {
+      if (t != held) train.insert(train.end(), tasks[t].samples.begin(), tasks[t].samples.end());
+    }
+    auto train_start = std::chrono::steady_clock::now();
+    std::unique_ptr<CostModel> model = MakeXGBoostModel();
+    model->Update(train);
+    double train_seconds = SecondsSince(train_start);
+    const std::vector<CostSample>& test = tasks[held].samples;
+    std::vector<const FeatureMatrix*> rows;
+    for (const CostSample& s : test) rows.push_back(&s.features);
+    std::vector<double> scores = model->Predict(rows);
+    std::vector<double> random = MakeRandomModel(held + 1)->Predict(rows);
+    double accuracy = PairwiseRankingAccuracy(test, scores);
+    double beyond = AccuracyBeyondNoise(test, scores, 0.10);
+    sum += accuracy;
+    sum_beyond += beyond;
+    nlohmann::json line = {
+        {"held_out", tasks[held].name},
+        {"test_records", test.size()},
+        {"train_records", train.size()},
+        {"accuracy", std::round(accuracy * 1000) / 1000},
+        {"accuracy_beyond_10pct", std::round(beyond * 1000) / 1000},
+        {"random_model", std::round(PairwiseRankingAccuracy(test, random) * 1000) / 1000},
+        {"train_seconds", std::round(train_seconds * 10) / 10}};
+    fmt::print("{}\n", line.dump());
+  }
+  fmt::print("{}\n", nlohmann::json{{"mean_accuracy", std::round(sum / tasks.size() * 1000) / 1000},
+                                    {"mean_accuracy_beyond_10pct",
+                                     std::round(sum_beyond / tasks.size() * 1000) / 1000}}
+                         .dump());
+  return 0;
+}
+
+}  // namespace
+}  // namespace tirtune
+
+int main(int argc, char** argv) {
+  try {
+    return tirtune::Main(argc, argv);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "bench_cost_model_heldout: {}\n", e.what());
+    return 1;
+  }
+}
