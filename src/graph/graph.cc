@@ -96,8 +96,11 @@ ValueId Graph::AddValue(Value value) {
 }
 
 ValueId Graph::AddInput(std::string name, TensorType type) {
-  return AddValue(
-      Value{.name = std::move(name), .kind = ValueKind::kInput, .type = std::move(type)});
+  Value value;
+  value.name = std::move(name);
+  value.kind = ValueKind::kInput;
+  value.type = std::move(type);
+  return AddValue(std::move(value));
 }
 
 ValueId Graph::AddConstant(std::string name, NDArray data) {
@@ -110,10 +113,12 @@ ValueId Graph::AddConstant(std::string name, NDArray data) {
 }
 
 ValueId Graph::AddCall(std::string name, Call call, TensorType type) {
-  ValueId id = AddValue(Value{.name = std::move(name),
-                              .kind = ValueKind::kCall,
-                              .type = std::move(type),
-                              .producer = static_cast<int>(calls_.size())});
+  Value value;
+  value.name = std::move(name);
+  value.kind = ValueKind::kCall;
+  value.type = std::move(type);
+  value.producer = static_cast<int>(calls_.size());
+  ValueId id = AddValue(std::move(value));
   call.output = id;
   calls_.push_back(std::move(call));
   return id;
