@@ -19,6 +19,10 @@
 #include "tirtune/search/tune.h"
 #include "tirtune/te/workload_registry.h"
 
+#if TIRTUNE_WITH_MODELS
+#include "tirtune/model/model.h"
+#endif
+
 namespace tirtune::cli {
 namespace {
 
@@ -65,7 +69,8 @@ struct TuneCli {
   std::string target;
   std::string db = "tirtune.db";
   std::string log_file;
-  std::string model_file;
+  std::string cost_model_file;
+  std::vector<std::string> onnx_models;
   bool resume = false;
   TuneOptions options;
 };
@@ -94,7 +99,27 @@ std::vector<TuneTask> LoadTasks(const TuneCli& opts) {
     PrimFunc f = ParsePrimFunc(ReadTextFile(file), file);
     tasks.push_back(TuneTask{file, f, 1, 0});
   }
-  if (tasks.empty()) throw UserError("nothing to tune: give --workload NAME:ARGS or --ir FILE.tir");
+  for (const std::string& file : opts.onnx_models) {
+    if (file.size() < 5 || file.substr(file.size() - 5) != ".onnx") {
+      TT_USER_ERROR(
+          "--model takes an ONNX model (FILE.onnx), not '{}'; the cost model file is "
+          "--cost-model-file",
+          file);
+    }
+#if TIRTUNE_WITH_MODELS
+    model::ModelTasks model_tasks = model::LoadOnnxModel(file);
+    for (const graph::Task& t : model_tasks.tasks) {
+      tasks.push_back(TuneTask{t.name, t.func, static_cast<double>(t.weight), 0});
+    }
+#else
+    TT_USER_ERROR("this tirtune was built without ONNX support (libonnx-dev): cannot read '{}'",
+                  file);
+#endif
+  }
+  if (tasks.empty()) {
+    throw UserError(
+        "nothing to tune: give --workload NAME:ARGS, --ir FILE.tir or --model FILE.onnx");
+  }
   return tasks;
 }
 
@@ -103,7 +128,7 @@ void RunTune(TuneCli& opts, const GlobalOptions& global) {
   TuneOptions options = opts.options;
   options.target = opts.target.empty() ? Target::Host() : Target::Parse(opts.target);
   options.resume = opts.resume;
-  options.model_path = opts.model_file;
+  options.model_path = opts.cost_model_file;
   std::unique_ptr<Database> db = OpenDatabase(opts.db);
 
   // Log lines go to the log file, and to stderr when there is no live progress line.
@@ -224,7 +249,10 @@ void AddTuneCommand(CLI::App& app, const GlobalOptions& global) {
   cmd->add_option("--timeout", opts->options.runner.timeout_s, "seconds per candidate run")
       ->capture_default_str();
   cmd->add_option("--log", opts->log_file, "log file (default: DB.log)");
-  cmd->add_option("--model", opts->model_file, "load the cost model from, and save it to, FILE");
+  cmd->add_option("--model", opts->onnx_models,
+                  "an ONNX model: tune every fused function of it (repeatable)");
+  cmd->add_option("--cost-model-file", opts->cost_model_file,
+                  "load the cost model from, and save it to, FILE");
   cmd->callback([opts, &global] { RunTune(*opts, global); });
 }
 

@@ -1,0 +1,69 @@
+// The compiled-model artifact: a directory holding
+//   manifest.json   {"format": "tirtune-model", "version": 1, "target": T, "source": ...,
+//                    "functions": [{"name", "object", "ir", "tuned", "best_seconds"?, "weight",
+//                                   "workload_key", "fallback_reason"?}], "graph": "graph.json",
+//                    "weights": "weights.bin"}
+//   graph.json      {"values": [{"name", "kind": "input"|"constant"|"call", "dtype", "shape",
+//                                "offset"?, "nbytes"?}],  // constants: where in weights.bin
+//                    "calls": [{"function": index into functions, "args": [value ids],
+//                               "output": value id, "op": a readable hint}],  // topological order
+//                    "inputs": [value ids], "outputs": [value ids]}
+//   weights.bin     the constants, each at a 64-byte-aligned offset, raw little-endian elements
+//   kernels/NAME.o  one relocatable object per function (codegen/build.h EmitObject), defining NAME
+//   kernels/NAME.tir  the function before scheduling (text IR), the reference for --verify
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tirtune/support/dtype.h"
+
+namespace tirtune::model {
+
+inline constexpr const char* kArtifactFormat = "tirtune-model";
+inline constexpr int kArtifactVersion = 1;
+
+struct ArtifactFunction {
+  std::string name;
+  std::string object_file;  // relative to the directory
+  std::string ir_file;      // relative to the directory
+  bool tuned = false;
+};
+
+enum class ArtifactValueKind { kInput, kConstant, kCall };
+
+struct ArtifactValue {
+  std::string name;
+  ArtifactValueKind kind = ArtifactValueKind::kInput;
+  DataType dtype = DataType::Float(32);
+  std::vector<int64_t> shape;
+  int64_t offset = 0;  // kConstant: where its bytes start in weights.bin
+  int64_t nbytes = 0;  // kConstant
+  int64_t NumElements() const;
+};
+
+struct ArtifactCall {
+  int function = -1;
+  std::vector<int> args;
+  int output = -1;
+};
+
+/// manifest.json and graph.json of an artifact directory, checked for consistency.
+struct Artifact {
+  std::string dir;
+  std::string target;
+  std::string weights_file;  // relative to dir
+  std::vector<ArtifactFunction> functions;
+  std::vector<ArtifactValue> values;
+  std::vector<ArtifactCall> calls;
+  std::vector<int> inputs;
+  std::vector<int> outputs;
+};
+
+/// Reads and checks the artifact in `dir`. UserError naming the file and the problem for a
+/// missing directory or file, JSON that does not parse, another format or version, and
+/// references out of range (the objects and weights are read by GraphExecutor).
+Artifact ReadArtifact(const std::string& dir);
+
+}  // namespace tirtune::model

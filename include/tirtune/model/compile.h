@@ -1,0 +1,48 @@
+// Compiling a model with the best records of a tuning database: every task replays the trace of
+// its best record on the target (DefaultSchedule when there is none, or it no longer replays), is
+// lowered and compiled to an object, and the whole is written as an artifact directory
+// (model/artifact.h) that GraphExecutor runs.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tirtune/codegen/target.h"
+#include "tirtune/database/database.h"
+#include "tirtune/model/model.h"
+
+namespace tirtune::model {
+
+/// How one task was scheduled and compiled.
+struct CompiledTask {
+  std::string name;
+  int weight = 0;
+  std::string workload_key;
+  /// True when the best record's trace was replayed; false: the default schedule.
+  bool tuned = false;
+  /// The best record's median (tuned tasks only).
+  std::optional<double> best_seconds;
+  /// Why the default schedule was used: "no workload in the database", "no record for the
+  /// target", "the best record no longer replays", "no database".
+  std::string fallback_reason;
+  /// The object file, relative to the artifact directory.
+  std::string object_file;
+  double compile_ms = 0;
+};
+
+struct CompileModelOptions {
+  Target target = Target::Host();
+  /// Where the records come from; null: every task gets the default schedule.
+  Database* db = nullptr;
+  /// Where the model came from (written to the manifest).
+  std::string source;
+};
+
+/// Schedules, lowers and compiles every task of `model` and writes the artifact to `dir`
+/// (created; files already there are replaced). UserError when `dir` cannot be written or a
+/// function does not compile.
+std::vector<CompiledTask> CompileModel(const ModelTasks& model, const std::string& dir,
+                                       const CompileModelOptions& options);
+
+}  // namespace tirtune::model

@@ -1,0 +1,61 @@
+// The graph executor: loads a compiled-model artifact (model/artifact.h) into this process — every
+// kernel object linked with LoadObject, the weights read once, the intermediates allocated once
+// (buffers reused once a value is dead) — and runs the calls in order.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tirtune/codegen/build.h"
+#include "tirtune/graph/graph.h"
+#include "tirtune/model/artifact.h"
+#include "tirtune/support/ndarray.h"
+
+namespace tirtune::model {
+
+class GraphExecutor {
+ public:
+  /// Loads the artifact in `dir`. UserError for a corrupt or incomplete artifact (naming the
+  /// file), a target this host cannot parse, or a kernel whose parameters do not match the graph.
+  explicit GraphExecutor(const std::string& dir);
+  ~GraphExecutor();
+  GraphExecutor(const GraphExecutor&) = delete;
+  GraphExecutor& operator=(const GraphExecutor&) = delete;
+
+  const Artifact& artifact() const { return artifact_; }
+  const Target& target() const { return target_; }
+  /// The types of the graph inputs and outputs, in order.
+  std::vector<graph::TensorType> InputTypes() const;
+  std::vector<graph::TensorType> OutputTypes() const;
+
+  /// Runs the model. UserError for the wrong number of inputs or an input of the wrong shape or
+  /// element type (naming the input), or a kernel that returns an error status.
+  std::vector<NDArray> Run(const std::vector<NDArray>& inputs);
+
+  /// Runs every call once on the inputs of the last Run and returns the seconds each took
+  /// (indexed like artifact().calls).
+  std::vector<double> RunTimedCalls();
+
+  /// Bytes of intermediate storage after reuse, and without it.
+  int64_t intermediate_bytes() const { return intermediate_bytes_; }
+  int64_t intermediate_bytes_unshared() const { return intermediate_bytes_unshared_; }
+
+  /// The graph with every call of the function as written (the .tir files), for running on the
+  /// interpreter (graph/executor.h RunGraph) as a reference.
+  graph::Graph ReferenceGraph() const;
+
+ private:
+  void RunCalls(std::vector<double>* seconds);
+
+  Artifact artifact_;
+  Target target_;
+  std::vector<std::unique_ptr<Kernel>> kernels_;
+  std::vector<NDArray> blobs_;  // storage: inputs, constants, pooled intermediates
+  std::vector<void*> data_;     // per value: where its elements live
+  std::vector<std::vector<void*>> call_args_;
+  int64_t intermediate_bytes_ = 0;
+  int64_t intermediate_bytes_unshared_ = 0;
+};
+
+}  // namespace tirtune::model

@@ -1,0 +1,145 @@
+// ReadArtifact: manifest.json and graph.json of a compiled model, checked before anything is
+// loaded, so that a corrupt directory is a clear error rather than a crash in a kernel.
+#include "tirtune/model/artifact.h"
+
+#include <fmt/core.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "tirtune/support/error.h"
+
+namespace tirtune::model {
+namespace {
+
+namespace fs = std::filesystem;
+
+nlohmann::json ReadJson(const fs::path& path) {
+  std::ifstream in(path);
+  if (!in) TT_USER_ERROR("'{}' is missing (not a compiled model directory?)", path.string());
+  std::stringstream text;
+  text << in.rdbuf();
+  try {
+    return nlohmann::json::parse(text.str());
+  } catch (const nlohmann::json::exception& e) {
+    TT_USER_ERROR("'{}' is not valid JSON: {}", path.string(), e.what());
+  }
+}
+
+int ValueIndex(const nlohmann::json& j, size_t num_values, const std::string& where) {
+  int index = j.get<int>();
+  if (index < 0 || static_cast<size_t>(index) >= num_values) {
+    TT_USER_ERROR("{}: value {} out of range (the graph has {} values)", where, index, num_values);
+  }
+  return index;
+}
+
+ArtifactValueKind ParseKind(const std::string& kind, const std::string& where) {
+  if (kind == "input") return ArtifactValueKind::kInput;
+  if (kind == "constant") return ArtifactValueKind::kConstant;
+  if (kind == "call") return ArtifactValueKind::kCall;
+  TT_USER_ERROR("{}: unknown value kind '{}'", where, kind);
+}
+
+}  // namespace
+
+int64_t ArtifactValue::NumElements() const {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+Artifact ReadArtifact(const std::string& dir) {
+  if (!fs::is_directory(dir)) TT_USER_ERROR("'{}' is not a directory", dir);
+  Artifact a;
+  a.dir = dir;
+  fs::path manifest_path = fs::path(dir) / "manifest.json";
+  nlohmann::json manifest = ReadJson(manifest_path);
+  const std::string m = manifest_path.string();
+  try {
+    if (manifest.value("format", "") != kArtifactFormat) {
+      TT_USER_ERROR("'{}' is not a tirtune model manifest (format '{}')", m,
+                    manifest.value("format", ""));
+    }
+    if (manifest.at("version").get<int>() != kArtifactVersion) {
+      TT_USER_ERROR("'{}' has version {}; this tirtune reads version {}", m,
+                    manifest.at("version").get<int>(), kArtifactVersion);
+    }
+    a.target = manifest.at("target").get<std::string>();
+    a.weights_file = manifest.at("weights").get<std::string>();
+    for (const nlohmann::json& f : manifest.at("functions")) {
+      a.functions.push_back(
+          ArtifactFunction{f.at("name").get<std::string>(), f.at("object").get<std::string>(),
+                           f.at("ir").get<std::string>(), f.value("tuned", false)});
+    }
+  } catch (const nlohmann::json::exception& e) {
+    TT_USER_ERROR("'{}' is malformed: {}", m, e.what());
+  }
+
+  fs::path graph_path = fs::path(dir) / "graph.json";
+  nlohmann::json graph = ReadJson(graph_path);
+  const std::string g = graph_path.string();
+  try {
+    for (const nlohmann::json& v : graph.at("values")) {
+      ArtifactValue value;
+      value.name = v.at("name").get<std::string>();
+      value.kind = ParseKind(v.at("kind").get<std::string>(), g);
+      std::optional<DataType> dtype = DataType::Parse(v.at("dtype").get<std::string>());
+      if (!dtype) TT_USER_ERROR("{}: value '{}' has an unknown dtype", g, value.name);
+      value.dtype = *dtype;
+      value.shape = v.at("shape").get<std::vector<int64_t>>();
+      for (int64_t d : value.shape) {
+        if (d < 0) TT_USER_ERROR("{}: value '{}' has a negative dimension", g, value.name);
+      }
+      if (value.kind == ArtifactValueKind::kConstant) {
+        value.offset = v.at("offset").get<int64_t>();
+        value.nbytes = v.at("nbytes").get<int64_t>();
+        if (value.offset < 0 || value.nbytes != value.NumElements() * value.dtype.bytes()) {
+          TT_USER_ERROR("{}: constant '{}' has a bad offset or size", g, value.name);
+        }
+      }
+      a.values.push_back(std::move(value));
+    }
+    const size_t n = a.values.size();
+    for (const nlohmann::json& c : graph.at("calls")) {
+      ArtifactCall call;
+      call.function = c.at("function").get<int>();
+      if (call.function < 0 || static_cast<size_t>(call.function) >= a.functions.size()) {
+        TT_USER_ERROR("{}: a call names function {}, the manifest has {}", g, call.function,
+                      a.functions.size());
+      }
+      for (const nlohmann::json& arg : c.at("args")) call.args.push_back(ValueIndex(arg, n, g));
+      call.output = ValueIndex(c.at("output"), n, g);
+      if (a.values[call.output].kind != ArtifactValueKind::kCall) {
+        TT_USER_ERROR("{}: a call writes value '{}', which is not a call result", g,
+                      a.values[call.output].name);
+      }
+      a.calls.push_back(std::move(call));
+    }
+    for (const nlohmann::json& i : graph.at("inputs")) a.inputs.push_back(ValueIndex(i, n, g));
+    for (const nlohmann::json& o : graph.at("outputs")) a.outputs.push_back(ValueIndex(o, n, g));
+  } catch (const nlohmann::json::exception& e) {
+    TT_USER_ERROR("'{}' is malformed: {}", g, e.what());
+  }
+  // Every argument must be defined before its call.
+  std::vector<bool> defined(a.values.size(), false);
+  for (size_t i = 0; i < a.values.size(); ++i) {
+    defined[i] = a.values[i].kind != ArtifactValueKind::kCall;
+  }
+  for (const ArtifactCall& call : a.calls) {
+    for (int arg : call.args) {
+      if (!defined[arg]) {
+        TT_USER_ERROR("{}: value '{}' is used before it is computed", g, a.values[arg].name);
+      }
+    }
+    defined[call.output] = true;
+  }
+  for (int o : a.outputs) {
+    if (!defined[o]) TT_USER_ERROR("{}: output '{}' is never computed", g, a.values[o].name);
+  }
+  return a;
+}
+
+}  // namespace tirtune::model

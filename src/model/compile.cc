@@ -1,0 +1,152 @@
+// CompileModel: the best record (or the default schedule) of every task, lowered, compiled to an
+// object, and written with the graph and its weights as an artifact directory.
+#include "tirtune/model/compile.h"
+
+#include <fmt/core.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "tirtune/codegen/build.h"
+#include "tirtune/graph/validate.h"
+#include "tirtune/ir/printer.h"
+#include "tirtune/lower/lower.h"
+#include "tirtune/model/artifact.h"
+#include "tirtune/model/default_schedule.h"
+#include "tirtune/search/tune.h"
+#include "tirtune/support/error.h"
+
+namespace tirtune::model {
+namespace {
+
+namespace fs = std::filesystem;
+
+void WriteFile(const fs::path& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  if (!out) TT_USER_ERROR("cannot write '{}'", path.string());
+}
+
+// The lowered function of a task: its best record replayed, or the default schedule.
+PrimFunc ScheduleTask(const graph::Task& task, const CompileModelOptions& options,
+                      CompiledTask* report) {
+  report->fallback_reason = "no database";
+  if (options.db != nullptr) {
+    std::optional<WorkloadEntry> entry = options.db->FindWorkload(task.func);
+    std::vector<TuningRecord> best;
+    if (entry) best = options.db->TopK(entry->id, CanonicalTarget(options.target.str()), 1);
+    if (!entry) {
+      report->fallback_reason = "no workload in the database";
+    } else if (best.empty()) {
+      report->fallback_reason = "no record for the target";
+    } else if (std::optional<Schedule> sch = ReplayRecord(task.func, best[0].trace)) {
+      try {
+        PrimFunc lowered = Lower(sch->func());
+        report->tuned = true;
+        report->best_seconds = best[0].median_secs;
+        report->fallback_reason.clear();
+        return lowered;
+      } catch (const std::exception& e) {
+        report->fallback_reason = fmt::format("the best record does not lower: {}", e.what());
+      }
+    } else {
+      report->fallback_reason = "the best record no longer replays";
+    }
+  }
+  try {
+    return Lower(DefaultSchedule(task.func, options.target).func());
+  } catch (const std::exception&) {
+    // The default schedule is only a speed-up: the function as written always lowers.
+    return Lower(task.func);
+  }
+}
+
+std::string ValueKindName(graph::ValueKind kind) {
+  switch (kind) {
+    case graph::ValueKind::kInput:
+      return "input";
+    case graph::ValueKind::kConstant:
+      return "constant";
+    case graph::ValueKind::kCall:
+      return "call";
+  }
+  return "?";
+}
+
+// graph.json and weights.bin of the fused graph.
+void WriteGraph(const ModelTasks& model, const fs::path& dir) {
+  const graph::Graph& g = model.fused;
+  nlohmann::json values = nlohmann::json::array();
+  std::string weights;
+  for (const graph::Value& v : g.values()) {
+    nlohmann::json j = {{"name", v.name},
+                        {"kind", ValueKindName(v.kind)},
+                        {"dtype", v.type.dtype.str()},
+                        {"shape", v.type.shape}};
+    if (v.kind == graph::ValueKind::kConstant) {
+      weights.resize((weights.size() + 63) / 64 * 64, '\0');
+      j["offset"] = weights.size();
+      j["nbytes"] = v.data.nbytes();
+      weights.append(static_cast<const char*>(v.data.raw()), v.data.nbytes());
+    }
+    values.push_back(std::move(j));
+  }
+  nlohmann::json calls = nlohmann::json::array();
+  for (int index : graph::TopologicalOrder(g)) {
+    const graph::Call& call = g.call(index);
+    calls.push_back({{"function", model.call_task[index]},
+                     {"args", call.args},
+                     {"output", call.output},
+                     {"op", call.op}});
+  }
+  nlohmann::json doc = {
+      {"values", values}, {"calls", calls}, {"inputs", g.Inputs()}, {"outputs", g.outputs()}};
+  WriteFile(dir / "graph.json", doc.dump(1) + "\n");
+  WriteFile(dir / "weights.bin", weights);
+}
+
+}  // namespace
+
+std::vector<CompiledTask> CompileModel(const ModelTasks& model, const std::string& dir,
+                                       const CompileModelOptions& options) {
+  fs::path root(dir);
+  std::error_code ec;
+  fs::create_directories(root / "kernels", ec);
+  if (ec) TT_USER_ERROR("cannot create the artifact directory '{}': {}", dir, ec.message());
+
+  std::vector<CompiledTask> report;
+  nlohmann::json functions = nlohmann::json::array();
+  for (const graph::Task& task : model.tasks) {
+    CompiledTask r;
+    r.name = task.name;
+    r.weight = task.weight;
+    r.workload_key = task.workload_key;
+    PrimFunc lowered = ScheduleTask(task, options, &r).WithName(task.name);
+    auto start = std::chrono::steady_clock::now();
+    std::string object = EmitObject(lowered, options.target);
+    r.compile_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    r.object_file = "kernels/" + task.name + ".o";
+    std::string ir_file = "kernels/" + task.name + ".tir";
+    WriteFile(root / r.object_file, object);
+    WriteFile(root / ir_file, Print(task.func.WithName(task.name)));
+    nlohmann::json f = {{"name", task.name},     {"object", r.object_file},
+                        {"ir", ir_file},         {"tuned", r.tuned},
+                        {"weight", task.weight}, {"workload_key", task.workload_key}};
+    if (r.best_seconds) f["best_seconds"] = *r.best_seconds;
+    if (!r.tuned) f["fallback_reason"] = r.fallback_reason;
+    functions.push_back(std::move(f));
+    report.push_back(std::move(r));
+  }
+  WriteGraph(model, root);
+  nlohmann::json manifest = {{"format", kArtifactFormat},      {"version", kArtifactVersion},
+                             {"target", options.target.str()}, {"source", options.source},
+                             {"graph", "graph.json"},          {"weights", "weights.bin"},
+                             {"functions", functions}};
+  WriteFile(root / "manifest.json", manifest.dump(2) + "\n");
+  return report;
+}
+
+}  // namespace tirtune::model

@@ -1,0 +1,140 @@
+// DefaultSchedule: inline injective producers, then per block: move the last spatial loop below
+// the reduction loops, fuse the leading spatial loops until they give every core work and
+// parallelize them; split the innermost spatial loop by the vector width and vectorize it.
+//
+//   for n, h, w, co, rh, rw, rc:            for n_h_fused in parallel(N * H):
+//     C[n, h, w, co] += ...           →       for w, rh, rw, rc, co_0:
+//                                               for co_1 in vectorized(16): C[...] += ...
+#include "tirtune/model/default_schedule.h"
+
+#include <string>
+#include <vector>
+
+#include "tirtune/ir/functor.h"
+#include "tirtune/ir/stmt.h"
+
+namespace tirtune::model {
+namespace {
+
+// Whether `loop` (one of the loops above `realize`) binds only spatial iterators of its block,
+// i.e. no reduction iterator's binding mentions it.
+bool IsSpatialLoop(const BlockRealizeNode* realize, const ForNode* loop) {
+  const BlockNode* block = realize->block.get();
+  for (size_t i = 0; i < block->iter_vars.size(); ++i) {
+    if (block->iter_vars[i].kind != IterKind::kReduce) continue;
+    bool uses = false;
+    PostOrderVisit(realize->iter_values[i], [&](const Object* node) {
+      if (node == loop->loop_var.get()) uses = true;
+    });
+    if (uses) return false;
+  }
+  return true;
+}
+
+int64_t ConstExtent(const ForNode* loop) {
+  const int64_t* extent = AsConstInt(loop->extent);
+  return extent != nullptr ? *extent : -1;
+}
+
+// Step 1: inline every block into its consumers where ComputeInline allows (elementwise and
+// injective producers such as pad); the blocks writing the outputs stay.
+void InlineProducers(Schedule& sch) {
+  std::vector<std::string> names;
+  for (const BlockRealizeNode* r : sch.state().AllBlocks()) {
+    if (sch.state().ScopeBlock(r) != nullptr) names.push_back(r->block->name);  // not the root
+  }
+  for (const std::string& name : names) {
+    if (sch.state().FindBlock(name) == nullptr) continue;
+    try {
+      sch.ComputeInline(sch.GetBlock(name));
+    } catch (const ScheduleError&) {
+      // Not inlinable (a reduction, an output, a block read at several places): keep it.
+    }
+  }
+}
+
+// Step 2 for one block: parallel outer spatial loops, vectorized inner spatial loop.
+void ParallelizeVectorize(Schedule& sch, const std::string& name, const Target& target) {
+  BlockRV block = sch.GetBlock(name);
+  std::vector<LoopRV> loops = sch.GetLoops(block);
+  if (loops.empty()) return;
+  const BlockRealizeNode* realize = sch.Get(block);
+
+  // A reduction whose innermost loops reduce (conv2d, dense): move the last spatial loop inside
+  // them, so that the innermost loop walks consecutive outputs (and weights) and vectorizes.
+  int last_spatial = -1;
+  for (size_t i = 0; i < loops.size(); ++i) {
+    if (IsSpatialLoop(realize, sch.Get(loops[i]))) last_spatial = static_cast<int>(i);
+  }
+  if (last_spatial >= 0 && last_spatial + 1 < static_cast<int>(loops.size())) {
+    std::vector<LoopRV> order(loops.begin() + last_spatial + 1, loops.end());
+    order.push_back(loops[last_spatial]);
+    try {
+      sch.Reorder(order);
+      loops = sch.GetLoops(block);
+      realize = sch.Get(block);
+    } catch (const ScheduleError&) {
+    }
+  }
+
+  // The innermost loop: vectorize by the vector width when it is spatial with a constant extent.
+  const int64_t lanes = 16;  // float32 lanes of an AVX-512 register; LLVM splits if narrower
+  const ForNode* inner = sch.Get(loops.back());
+  int64_t inner_extent = ConstExtent(inner);
+  if (IsSpatialLoop(realize, inner) && inner_extent >= 4) {
+    try {
+      if (inner_extent > lanes && inner_extent % lanes == 0) {
+        std::vector<LoopRV> parts =
+            sch.Split(loops.back(), /*factors=*/{std::monostate{}, int64_t{lanes}});
+        sch.Vectorize(parts[1]);
+        loops.back() = parts[0];
+      } else if (inner_extent <= lanes) {
+        sch.Vectorize(loops.back());
+        loops.pop_back();
+      }
+    } catch (const ScheduleError&) {
+    }
+  }
+
+  // The leading spatial loops: fuse until there are several chunks per core, then parallelize.
+  std::vector<LoopRV> outer;
+  int64_t extent = 1;
+  const int64_t wanted = static_cast<int64_t>(target.num_cores) * 4;
+  for (LoopRV loop : loops) {
+    const ForNode* f = sch.Get(loop);
+    int64_t e = ConstExtent(f);
+    if (e < 0 || !IsSpatialLoop(sch.Get(block), f) || f->for_kind != ForKind::kSerial) break;
+    outer.push_back(loop);
+    extent *= e;
+    if (extent >= wanted) break;
+  }
+  if (outer.empty() || extent < 2) return;
+  try {
+    LoopRV fused = outer.size() == 1 ? outer[0] : sch.Fuse(outer);
+    sch.Parallel(fused);
+  } catch (const ScheduleError&) {
+    try {
+      sch.Parallel(outer[0]);
+    } catch (const ScheduleError&) {
+    }
+  }
+}
+
+}  // namespace
+
+Schedule DefaultSchedule(const PrimFunc& func, const Target& target) {
+  Schedule sch(func);
+  InlineProducers(sch);
+  std::vector<std::string> names;
+  for (const BlockRealizeNode* r : sch.state().AllBlocks()) {
+    // Only blocks directly under the root: nested blocks already run inside their parent's loops.
+    const BlockRealizeNode* scope = sch.state().ScopeBlock(r);
+    if (scope != nullptr && sch.state().ScopeBlock(scope) == nullptr) {
+      names.push_back(r->block->name);
+    }
+  }
+  for (const std::string& name : names) ParallelizeVectorize(sch, name, target);
+  return sch;
+}
+
+}  // namespace tirtune::model

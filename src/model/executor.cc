@@ -1,0 +1,233 @@
+// GraphExecutor: the artifact loaded into this process, with storage planned once by liveness
+// (an intermediate takes the smallest free buffer that fits once the values before it are dead;
+// a call's output never shares storage with its arguments) and kernel argument arrays built once.
+#include "tirtune/model/executor.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "tirtune/ir/parser.h"
+#include "tirtune/support/error.h"
+
+namespace tirtune::model {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string ReadBytes(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) TT_USER_ERROR("'{}' is missing (incomplete compiled model?)", path.string());
+  std::stringstream bytes;
+  bytes << in.rdbuf();
+  return bytes.str();
+}
+
+NDArray Blob(int64_t nbytes) {
+  return NDArray::Empty({std::max<int64_t>(nbytes, 1)}, DataType::UInt(8));
+}
+
+}  // namespace
+
+GraphExecutor::GraphExecutor(const std::string& dir) : artifact_(ReadArtifact(dir)) {
+  target_ = Target::Parse(artifact_.target);
+  const fs::path root(dir);
+
+  // Step 1. The kernels, each checked against the values it is called on.
+  for (const ArtifactFunction& f : artifact_.functions) {
+    try {
+      kernels_.push_back(LoadObject(ReadBytes(root / f.object_file), f.name, target_));
+    } catch (const UserError& e) {
+      TT_USER_ERROR("{}: cannot load '{}': {}", dir, f.object_file, e.what());
+    }
+  }
+  for (const ArtifactCall& call : artifact_.calls) {
+    const Kernel& kernel = *kernels_[call.function];
+    std::vector<int> params = call.args;
+    params.push_back(call.output);
+    if (kernel.params().size() != params.size()) {
+      TT_USER_ERROR("{}: function '{}' takes {} parameters, a call passes {}", dir, kernel.name(),
+                    kernel.params().size(), params.size());
+    }
+    for (size_t i = 0; i < params.size(); ++i) {
+      const ArtifactValue& v = artifact_.values[params[i]];
+      const KernelParam& p = kernel.params()[i];
+      if (p.dtype != v.dtype || (p.num_elements >= 0 && p.num_elements != v.NumElements())) {
+        TT_USER_ERROR("{}: function '{}' parameter {} does not match value '{}' ({})", dir,
+                      kernel.name(), i, v.name, v.dtype.str());
+      }
+    }
+  }
+
+  // Step 2. Inputs and constants get their own storage.
+  data_.assign(artifact_.values.size(), nullptr);
+  std::string weights = ReadBytes(root / artifact_.weights_file);
+  for (size_t i = 0; i < artifact_.values.size(); ++i) {
+    const ArtifactValue& v = artifact_.values[i];
+    if (v.kind == ArtifactValueKind::kCall) continue;
+    NDArray blob = Blob(v.NumElements() * v.dtype.bytes());
+    if (v.kind == ArtifactValueKind::kConstant) {
+      if (v.offset + v.nbytes > static_cast<int64_t>(weights.size())) {
+        TT_USER_ERROR("{}: '{}' is truncated (constant '{}' lies past its end)", dir,
+                      artifact_.weights_file, v.name);
+      }
+      std::memcpy(blob.raw(), weights.data() + v.offset, v.nbytes);
+    }
+    data_[i] = blob.raw();
+    blobs_.push_back(std::move(blob));
+  }
+
+  // Step 3. Intermediates by liveness: a value dies after its last use unless it is an output.
+  std::vector<int> last_use(artifact_.values.size(), -1);
+  for (size_t c = 0; c < artifact_.calls.size(); ++c) {
+    for (int arg : artifact_.calls[c].args) last_use[arg] = static_cast<int>(c);
+  }
+  for (int o : artifact_.outputs) last_use[o] = static_cast<int>(artifact_.calls.size());
+  std::vector<std::pair<int64_t, void*>> free_list;  // (bytes, storage)
+  std::vector<int64_t> value_bytes(artifact_.values.size(), 0);
+  std::vector<std::pair<int64_t, void*>> owned(artifact_.values.size(), {0, nullptr});
+  for (size_t c = 0; c < artifact_.calls.size(); ++c) {
+    const ArtifactCall& call = artifact_.calls[c];
+    const ArtifactValue& out = artifact_.values[call.output];
+    int64_t bytes = out.NumElements() * out.dtype.bytes();
+    intermediate_bytes_unshared_ += bytes;
+    auto best = free_list.end();
+    for (auto it = free_list.begin(); it != free_list.end(); ++it) {
+      if (it->first >= bytes && (best == free_list.end() || it->first < best->first)) best = it;
+    }
+    if (best != free_list.end()) {
+      owned[call.output] = *best;
+      free_list.erase(best);
+    } else {
+      NDArray blob = Blob(bytes);
+      owned[call.output] = {bytes, blob.raw()};
+      intermediate_bytes_ += bytes;
+      blobs_.push_back(std::move(blob));
+    }
+    data_[call.output] = owned[call.output].second;
+    // Arguments whose last use is this call free their storage for the calls after it.
+    for (int arg : call.args) {
+      if (last_use[arg] == static_cast<int>(c) && owned[arg].second != nullptr) {
+        free_list.push_back(owned[arg]);
+        owned[arg] = {0, nullptr};
+      }
+    }
+    // A result nobody reads is dead at once.
+    if (last_use[call.output] < 0) {
+      free_list.push_back(owned[call.output]);
+      owned[call.output] = {0, nullptr};
+    }
+  }
+  for (const ArtifactCall& call : artifact_.calls) {
+    std::vector<void*> args;
+    for (int arg : call.args) args.push_back(data_[arg]);
+    args.push_back(data_[call.output]);
+    call_args_.push_back(std::move(args));
+  }
+}
+
+GraphExecutor::~GraphExecutor() = default;
+
+std::vector<graph::TensorType> GraphExecutor::InputTypes() const {
+  std::vector<graph::TensorType> types;
+  for (int i : artifact_.inputs) {
+    types.push_back(graph::TensorType{artifact_.values[i].shape, artifact_.values[i].dtype});
+  }
+  return types;
+}
+
+std::vector<graph::TensorType> GraphExecutor::OutputTypes() const {
+  std::vector<graph::TensorType> types;
+  for (int o : artifact_.outputs) {
+    types.push_back(graph::TensorType{artifact_.values[o].shape, artifact_.values[o].dtype});
+  }
+  return types;
+}
+
+void GraphExecutor::RunCalls(std::vector<double>* seconds) {
+  for (size_t c = 0; c < artifact_.calls.size(); ++c) {
+    const Kernel& kernel = *kernels_[artifact_.calls[c].function];
+    auto start = std::chrono::steady_clock::now();
+    int32_t status = kernel.RunRaw(call_args_[c].data());
+    if (seconds != nullptr) {
+      seconds->push_back(
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
+    if (status != 0) {
+      TT_USER_ERROR("function '{}' (call {}) returned status {}", kernel.name(), c, status);
+    }
+  }
+}
+
+std::vector<NDArray> GraphExecutor::Run(const std::vector<NDArray>& inputs) {
+  if (inputs.size() != artifact_.inputs.size()) {
+    TT_USER_ERROR("the model takes {} input(s), {} given", artifact_.inputs.size(), inputs.size());
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const ArtifactValue& v = artifact_.values[artifact_.inputs[i]];
+    graph::TensorType expected{v.shape, v.dtype};
+    if (inputs[i].shape() != v.shape || inputs[i].dtype() != v.dtype) {
+      graph::TensorType given{inputs[i].shape(), inputs[i].dtype()};
+      TT_USER_ERROR("input {} '{}' must be {}, not {}", i, v.name, expected.str(), given.str());
+    }
+    std::memcpy(data_[artifact_.inputs[i]], inputs[i].raw(), inputs[i].nbytes());
+  }
+  RunCalls(nullptr);
+  std::vector<NDArray> outputs;
+  for (int o : artifact_.outputs) {
+    const ArtifactValue& v = artifact_.values[o];
+    NDArray out = NDArray::Empty(v.shape, v.dtype);
+    std::memcpy(out.raw(), data_[o], out.nbytes());
+    outputs.push_back(std::move(out));
+  }
+  return outputs;
+}
+
+std::vector<double> GraphExecutor::RunTimedCalls() {
+  std::vector<double> seconds;
+  RunCalls(&seconds);
+  return seconds;
+}
+
+graph::Graph GraphExecutor::ReferenceGraph() const {
+  graph::Graph g;
+  std::vector<graph::ValueId> ids(artifact_.values.size(), -1);
+  auto copy_of = [&](int index) {
+    const ArtifactValue& v = artifact_.values[index];
+    NDArray a = NDArray::Empty(v.shape, v.dtype);
+    std::memcpy(a.raw(), data_[index], a.nbytes());
+    return a;
+  };
+  for (int i : artifact_.inputs) {
+    ids[i] = g.AddInput(artifact_.values[i].name,
+                        graph::TensorType{artifact_.values[i].shape, artifact_.values[i].dtype});
+  }
+  for (size_t i = 0; i < artifact_.values.size(); ++i) {
+    if (artifact_.values[i].kind == ArtifactValueKind::kConstant) {
+      ids[i] = g.AddConstant(artifact_.values[i].name, copy_of(static_cast<int>(i)));
+    }
+  }
+  std::vector<PrimFunc> funcs;
+  for (const ArtifactFunction& f : artifact_.functions) {
+    fs::path path = fs::path(artifact_.dir) / f.ir_file;
+    funcs.push_back(ParsePrimFunc(ReadBytes(path), path.string()));
+  }
+  for (const ArtifactCall& call : artifact_.calls) {
+    graph::Call c;
+    c.kind = graph::CallKind::kPrimFunc;
+    c.op = artifact_.functions[call.function].name;
+    c.func = funcs[call.function];
+    for (int arg : call.args) c.args.push_back(ids[arg]);
+    const ArtifactValue& out = artifact_.values[call.output];
+    ids[call.output] = g.AddCall(out.name, std::move(c), graph::TensorType{out.shape, out.dtype});
+  }
+  for (int o : artifact_.outputs) g.AddOutput(ids[o]);
+  return g;
+}
+
+}  // namespace tirtune::model

@@ -1,0 +1,48 @@
+// The model pipeline: ONNX import, the graph passes in their fixed order, task extraction.
+#include "tirtune/model/model.h"
+
+#include <map>
+
+#include "tirtune/graph/onnx_import.h"
+#include "tirtune/graph/passes.h"
+#include "tirtune/ir/structural_equal.h"
+#include "tirtune/support/error.h"
+
+namespace tirtune::model {
+
+graph::Graph FuseModel(const graph::Graph& graph) {
+  graph::Graph g = graph::SimplifyInference(graph);
+  g = graph::LegalizeOps(g);
+  g = graph::AnnotateOpPattern(g);
+  g = graph::FoldConstants(g);
+  g = graph::FuseOps(g);
+  g = graph::FuseTIR(g);
+  return graph::EliminateDeadCode(g);
+}
+
+ModelTasks ExtractModelTasks(graph::Graph fused) {
+  ModelTasks result;
+  result.tasks = graph::ExtractTasks(fused);
+  // ExtractTasks merged structurally equal functions; find each call's task the same way.
+  std::multimap<uint64_t, int> by_hash;
+  for (size_t i = 0; i < result.tasks.size(); ++i) {
+    by_hash.emplace(StructuralHash(result.tasks[i].func), static_cast<int>(i));
+  }
+  for (const graph::Call& call : fused.calls()) {
+    int task = -1;
+    auto [begin, end] = by_hash.equal_range(StructuralHash(call.func));
+    for (auto it = begin; it != end && task < 0; ++it) {
+      if (StructuralEqual(result.tasks[it->second].func, call.func)) task = it->second;
+    }
+    TT_ICHECK(task >= 0, "every call of a fused graph has a task (ExtractTasks covers them all)");
+    result.call_task.push_back(task);
+  }
+  result.fused = std::move(fused);
+  return result;
+}
+
+ModelTasks LoadOnnxModel(const std::string& path) {
+  return ExtractModelTasks(FuseModel(graph::ImportOnnx(path)));
+}
+
+}  // namespace tirtune::model

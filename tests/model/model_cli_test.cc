@@ -1,0 +1,167 @@
+// End-to-end tests of `tirtune compile`, `tirtune run` and `tirtune tune --model`, run as a user
+// would: exit codes, JSON on stdout, errors on stderr.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "model_testing.h"
+#include "tirtune/graph/executor.h"
+#include "tirtune/graph/onnx_import.h"
+#include "tirtune/model/npy.h"
+
+namespace tirtune::model {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::OneTask;
+using testing::SmallCnn;
+using testing::WriteModel;
+
+const char kTarget[] = "--target \"llvm -num-cores=1\"";
+
+struct Result {
+  int exit_code;
+  std::string out;
+  std::string err;
+  nlohmann::json Json() const { return nlohmann::json::parse(out); }
+};
+
+std::string ReadAll(const fs::path& p) {
+  std::ifstream in(p);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+class ModelCli : public ::testing::Test {
+ protected:
+  void SetUp() override { dir_ = testing::TestDir("tirtune_model_cli_test_"); }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  Result Run(const std::string& args) {
+    std::string out = (dir_ / "stdout").string(), err = (dir_ / "stderr").string();
+    std::string cmd = std::string(TIRTUNE_BIN) + " " + args + " > " + out + " 2> " + err;
+    int status = std::system(cmd.c_str());
+    return {WEXITSTATUS(status), ReadAll(out), ReadAll(err)};
+  }
+  std::string Path(const std::string& name) const { return (dir_ / name).string(); }
+
+  fs::path dir_;
+};
+
+TEST_F(ModelCli, UntunedCompileRunsAndVerifies) {
+  std::string model = WriteModel(SmallCnn(), dir_ / "cnn.onnx");
+  Result c = Run("compile --json --model " + model + " -o " + Path("art") + " " + kTarget);
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  nlohmann::json j = c.Json();
+  EXPECT_EQ(j["tuned"], 0);
+  for (const nlohmann::json& f : j["functions"]) {
+    EXPECT_FALSE(f["tuned"].get<bool>());
+    EXPECT_EQ(f["fallback_reason"], "no database");
+  }
+  Result r = Run("run " + Path("art") + " --verify --json --outputs-dir " + Path("out"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(r.Json()["verified"].get<bool>());
+
+  // The written output is the interpreter's result on the same (seed 1) random input.
+  graph::Graph imported = graph::ImportOnnx(model);
+  NDArray x = NDArray::Empty({1, 3, 8, 8}, DataType::Float(32));
+  x.FillRandom(1);
+  WriteNpy(Path("x.npy"), x);
+  Result r2 =
+      Run("run " + Path("art") + " --inputs " + Path("x.npy") + " --outputs-dir " + Path("out2"));
+  ASSERT_EQ(r2.exit_code, 0) << r2.err;
+  NDArray y = ReadNpy(Path("out2/output_0.npy"));
+  NDArray expected = graph::RunGraph(imported, {x})[0];
+  ASSERT_EQ(y.shape(), expected.shape());
+  for (int64_t i = 0; i < y.size(); ++i) EXPECT_NEAR(y.GetDouble(i), expected.GetDouble(i), 1e-4);
+}
+
+TEST_F(ModelCli, BenchReportsLatencyAndShares) {
+  Result c = Run("compile --model " + WriteModel(SmallCnn(), dir_ / "cnn.onnx") + " -o " +
+                 Path("art") + " " + kTarget);
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  EXPECT_NE(c.out.find("default"), std::string::npos) << c.out;
+  Result r = Run("run " + Path("art") + " --bench --repeat 3 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json j = r.Json();
+  EXPECT_GT(j["median_seconds"].get<double>(), 0);
+  EXPECT_EQ(j["samples"].size(), 3u);
+  double shares = 0;
+  for (const nlohmann::json& f : j["functions"]) shares += f["share"].get<double>();
+  EXPECT_NEAR(shares, 1.0, 1e-6);
+}
+
+TEST_F(ModelCli, TuneModelThenCompileUsesTheRecord) {
+  std::string model = WriteModel(OneTask(), dir_ / "one.onnx");
+  std::string db = Path("t.db");
+  // Random search keeps the test short (the evolutionary search is the tune tests' subject).
+  Result t = Run("tune --json --model " + model +
+                 " --trials 8 --trials-per-round 8 --strategy replay --cost-model random --db " +
+                 db + " " + kTarget);
+  ASSERT_EQ(t.exit_code, 0) << t.err;
+  nlohmann::json tj = t.Json();
+  ASSERT_EQ(tj["tasks"].size(), 1u);
+  ASSERT_TRUE(tj["tasks"][0].contains("best_seconds")) << t.out;
+
+  Result c =
+      Run("compile --json --model " + model + " --db " + db + " -o " + Path("art") + " " + kTarget);
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  nlohmann::json j = c.Json();
+  EXPECT_EQ(j["tuned"], 1);
+  EXPECT_TRUE(j["functions"][0]["tuned"].get<bool>());
+  EXPECT_DOUBLE_EQ(j["functions"][0]["best_seconds"].get<double>(),
+                   tj["tasks"][0]["best_seconds"].get<double>());
+  Result r = Run("run " + Path("art") + " --verify");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("verified"), std::string::npos) << r.out;
+}
+
+TEST_F(ModelCli, BadInputsAreClearErrors) {
+  std::string model = WriteModel(OneTask(), dir_ / "one.onnx");
+  // A database that does not exist.
+  Result missing_db = Run("compile --model " + model + " --db " + Path("none.db") + " -o " +
+                          Path("art") + " " + kTarget);
+  EXPECT_EQ(missing_db.exit_code, 1);
+  EXPECT_NE(missing_db.err.find("none.db"), std::string::npos) << missing_db.err;
+  // A target nobody knows.
+  Result bad_target =
+      Run("compile --model " + model + " -o " + Path("art") + " --target \"llvm -mcpu=nocpu\"");
+  EXPECT_EQ(bad_target.exit_code, 1);
+  EXPECT_NE(bad_target.err.find("nocpu"), std::string::npos) << bad_target.err;
+  // A model file that is not there.
+  Result no_model = Run("compile --model " + Path("nothing.onnx") + " -o " + Path("art"));
+  EXPECT_EQ(no_model.exit_code, 1);
+  EXPECT_NE(no_model.err.find("nothing.onnx"), std::string::npos) << no_model.err;
+  // tune --model with something that is not an ONNX file.
+  Result not_onnx = Run("tune --model " + Path("cost.model") + " --trials 1 --db :memory:");
+  EXPECT_EQ(not_onnx.exit_code, 1);
+  EXPECT_NE(not_onnx.err.find("--cost-model-file"), std::string::npos) << not_onnx.err;
+
+  ASSERT_EQ(Run("compile --model " + model + " -o " + Path("art") + " " + kTarget).exit_code, 0);
+  // An input of the wrong shape, as .npy and as raw bytes.
+  WriteNpy(Path("x.npy"), NDArray::Empty({4, 15}, DataType::Float(32)));
+  Result bad_npy = Run("run " + Path("art") + " --inputs " + Path("x.npy"));
+  EXPECT_EQ(bad_npy.exit_code, 1);
+  EXPECT_NE(bad_npy.err.find("must be float32[4, 16]"), std::string::npos) << bad_npy.err;
+  std::ofstream(Path("x.bin")) << "abc";
+  Result bad_bin = Run("run " + Path("art") + " --inputs " + Path("x.bin"));
+  EXPECT_EQ(bad_bin.exit_code, 1);
+  EXPECT_NE(bad_bin.err.find("3 bytes"), std::string::npos) << bad_bin.err;
+  // A corrupt artifact directory.
+  std::ofstream(Path("art/graph.json")) << "[1, 2";
+  Result corrupt = Run("run " + Path("art"));
+  EXPECT_EQ(corrupt.exit_code, 1);
+  EXPECT_NE(corrupt.err.find("graph.json"), std::string::npos) << corrupt.err;
+  Result not_dir = Run("run " + Path("nowhere"));
+  EXPECT_EQ(not_dir.exit_code, 1);
+  EXPECT_NE(not_dir.err.find("not a directory"), std::string::npos) << not_dir.err;
+}
+
+}  // namespace
+}  // namespace tirtune::model

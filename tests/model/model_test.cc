@@ -1,0 +1,207 @@
+// The model library: task extraction from an ONNX file, compiling with and without records, the
+// graph executor against the interpreter, and the errors of corrupt artifacts and wrong inputs.
+#include "tirtune/model/model.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "model_testing.h"
+#include "tirtune/database/database.h"
+#include "tirtune/graph/executor.h"
+#include "tirtune/graph/onnx_import.h"
+#include "tirtune/interp/interpreter.h"
+#include "tirtune/ir/printer.h"
+#include "tirtune/measure/verify.h"
+#include "tirtune/model/compile.h"
+#include "tirtune/model/default_schedule.h"
+#include "tirtune/model/executor.h"
+#include "tirtune/model/npy.h"
+#include "tirtune/support/error.h"
+
+namespace tirtune::model {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::OneTask;
+using testing::SmallCnn;
+using testing::TestDir;
+using testing::WriteModel;
+
+class ModelTest : public ::testing::Test {
+ protected:
+  void SetUp() override { dir_ = TestDir("tirtune_model_test_"); }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // Compiles `model_path` into dir_/art and checks the executor against the interpreter on the
+  // imported (unfused) graph.
+  std::vector<CompiledTask> CompileAndCheck(const std::string& model_path, Database* db) {
+    ModelTasks tasks = LoadOnnxModel(model_path);
+    CompileModelOptions options;
+    options.target = Target::Parse("llvm -num-cores=2");
+    options.db = db;
+    std::vector<CompiledTask> compiled = CompileModel(tasks, (dir_ / "art").string(), options);
+    graph::Graph imported = graph::ImportOnnx(model_path);
+    std::vector<NDArray> inputs = graph::MakeRandomInputs(imported, 7);
+    std::vector<NDArray> expected = graph::RunGraph(imported, inputs);
+    GraphExecutor executor((dir_ / "art").string());
+    for (int round = 0; round < 2; ++round) {  // storage is reused between runs
+      std::vector<NDArray> actual = executor.Run(inputs);
+      EXPECT_EQ(actual.size(), expected.size());
+      for (size_t i = 0; i < actual.size(); ++i) {
+        VerifyResult v = CompareArrays("y", expected[i], actual[i], Tolerance{1e-4, 1e-5});
+        EXPECT_TRUE(v.ok) << v.message;
+      }
+    }
+    return compiled;
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(ModelTest, ExtractsTheFusedFunctionsAsTasks) {
+  ModelTasks m = LoadOnnxModel(WriteModel(SmallCnn(), dir_ / "cnn.onnx"));
+  EXPECT_GE(m.tasks.size(), 3u);
+  ASSERT_EQ(m.call_task.size(), m.fused.calls().size());
+  for (size_t c = 0; c < m.call_task.size(); ++c) {
+    EXPECT_EQ(m.fused.calls()[c].kind, graph::CallKind::kPrimFunc);
+    ASSERT_GE(m.call_task[c], 0);
+    ASSERT_LT(m.call_task[c], static_cast<int>(m.tasks.size()));
+  }
+  int uses = 0;
+  for (const graph::Task& t : m.tasks) uses += t.weight;
+  EXPECT_EQ(uses, static_cast<int>(m.fused.calls().size()));
+}
+
+TEST_F(ModelTest, UntunedCompileFallsBackEverywhereAndMatchesTheInterpreter) {
+  std::vector<CompiledTask> compiled =
+      CompileAndCheck(WriteModel(SmallCnn(), dir_ / "cnn.onnx"), nullptr);
+  for (const CompiledTask& t : compiled) {
+    EXPECT_FALSE(t.tuned) << t.name;
+    EXPECT_EQ(t.fallback_reason, "no database");
+  }
+  for (const char* file : {"manifest.json", "graph.json", "weights.bin"}) {
+    EXPECT_TRUE(fs::exists(dir_ / "art" / file)) << file;
+  }
+}
+
+TEST_F(ModelTest, AStoredRecordIsReplayedAndReported) {
+  std::string path = WriteModel(OneTask(), dir_ / "one.onnx");
+  ModelTasks m = LoadOnnxModel(path);
+  ASSERT_EQ(m.tasks.size(), 1u);
+  std::unique_ptr<Database> db = MakeMemoryDatabase();
+  WorkloadEntry entry = db->CommitWorkload(m.tasks[0].func);
+  TuningRecord record;
+  record.workload = entry.id;
+  record.target = Target::Parse("llvm -num-cores=2").str();
+  record.trace =
+      DefaultSchedule(m.tasks[0].func, Target::Parse("llvm -num-cores=2")).trace().ToJson();
+  record.run_secs = {2e-6, 3e-6};
+  db->CommitRecords({record});
+  std::vector<CompiledTask> compiled = CompileAndCheck(path, db.get());
+  ASSERT_EQ(compiled.size(), 1u);
+  EXPECT_TRUE(compiled[0].tuned) << compiled[0].fallback_reason;
+  ASSERT_TRUE(compiled[0].best_seconds.has_value());
+  EXPECT_DOUBLE_EQ(*compiled[0].best_seconds, 2.5e-6);
+}
+
+TEST_F(ModelTest, ARecordOfAnotherTargetIsNotUsed) {
+  std::string path = WriteModel(OneTask(), dir_ / "one.onnx");
+  ModelTasks m = LoadOnnxModel(path);
+  std::unique_ptr<Database> db = MakeMemoryDatabase();
+  TuningRecord record;
+  record.workload = db->CommitWorkload(m.tasks[0].func).id;
+  record.target = "llvm -mcpu=x86-64 -num-cores=1";
+  record.trace = Schedule(m.tasks[0].func).trace().ToJson();
+  record.run_secs = {1e-6};
+  db->CommitRecords({record});
+  std::vector<CompiledTask> compiled = CompileAndCheck(path, db.get());
+  EXPECT_FALSE(compiled[0].tuned);
+  EXPECT_EQ(compiled[0].fallback_reason, "no record for the target");
+}
+
+TEST_F(ModelTest, WrongInputsAreUserErrors) {
+  ModelTasks m = LoadOnnxModel(WriteModel(OneTask(), dir_ / "one.onnx"));
+  CompileModel(m, (dir_ / "art").string(), {});
+  GraphExecutor executor((dir_ / "art").string());
+  EXPECT_THROW(executor.Run({}), UserError);
+  NDArray wrong = NDArray::Empty({4, 15}, DataType::Float(32));
+  try {
+    executor.Run({wrong});
+    FAIL() << "no error";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("must be float32[4, 16]"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(ModelTest, CorruptArtifactsAreUserErrors) {
+  ModelTasks m = LoadOnnxModel(WriteModel(OneTask(), dir_ / "one.onnx"));
+  const fs::path art = dir_ / "art";
+  CompileModel(m, art.string(), {});
+  auto expect_error = [&](const std::string& what) {
+    try {
+      GraphExecutor executor(art.string());
+      ADD_FAILURE() << "no error, expected one mentioning " << what;
+    } catch (const UserError& e) {
+      EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+    }
+  };
+  EXPECT_THROW(GraphExecutor((dir_ / "nothing").string()), UserError);
+
+  // A truncated object.
+  fs::path object = art / ("kernels/" + m.tasks[0].name + ".o");
+  fs::resize_file(object, 100);
+  expect_error(".o");
+  CompileModel(m, art.string(), {});
+  // Truncated weights.
+  fs::resize_file(art / "weights.bin", 10);
+  expect_error("weights.bin");
+  CompileModel(m, art.string(), {});
+  // A manifest that is not JSON, and one that is missing.
+  std::ofstream(art / "manifest.json") << "{not json";
+  expect_error("manifest.json");
+  fs::remove(art / "manifest.json");
+  expect_error("manifest.json");
+  CompileModel(m, art.string(), {});
+  // A graph that calls a function that does not exist.
+  std::ofstream(art / "graph.json")
+      << R"({"values": [], "calls": [{"function": 7, "args": [], "output": 0}],)"
+      << R"( "inputs": [], "outputs": []})";
+  expect_error("function 7");
+}
+
+TEST_F(ModelTest, DefaultScheduleInlinesParallelizesAndVectorizes) {
+  // dense(4x16 by 8x16) -> bias_add -> relu: the bias add is inlined into the relu, the dense's
+  // spatial loops are fused and parallel, the relu's inner loop (8 lanes) is vectorized.
+  ModelTasks m = LoadOnnxModel(WriteModel(OneTask(), dir_ / "one.onnx"));
+  ASSERT_EQ(m.tasks.size(), 1u);
+  Schedule sch = DefaultSchedule(m.tasks[0].func, Target::Parse("llvm -num-cores=2"));
+  std::string text = Print(sch.func());
+  EXPECT_NE(text.find("parallel"), std::string::npos) << text;
+  EXPECT_NE(text.find("vectorized"), std::string::npos) << text;
+  EXPECT_EQ(sch.state().AllBlocks().size(), 3u) << text;  // root, dense, relu
+  std::vector<NDArray> args = MakeRandomArgs(m.tasks[0].func, 3);
+  std::vector<NDArray> expected = MakeRandomArgs(m.tasks[0].func, 3);
+  Interpret(m.tasks[0].func, expected);
+  Interpret(sch.func(), args);
+  VerifyResult v = CompareArrays("out", expected.back(), args.back(), Tolerance{1e-5, 1e-6});
+  EXPECT_TRUE(v.ok) << v.message;
+}
+
+TEST_F(ModelTest, NpyRoundTrips) {
+  NDArray a = NDArray::Empty({2, 3, 5}, DataType::Float(32));
+  a.FillRandom(3);
+  std::string path = (dir_ / "a.npy").string();
+  WriteNpy(path, a);
+  NDArray b = ReadNpy(path);
+  EXPECT_EQ(b.shape(), a.shape());
+  EXPECT_EQ(b.dtype(), a.dtype());
+  for (int64_t i = 0; i < a.size(); ++i) EXPECT_EQ(a.GetDouble(i), b.GetDouble(i));
+  std::ofstream(dir_ / "bad.npy") << "hello";
+  EXPECT_THROW(ReadNpy((dir_ / "bad.npy").string()), UserError);
+}
+
+}  // namespace
+}  // namespace tirtune::model
