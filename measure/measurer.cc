@@ -41,6 +41,7 @@ MeasureTask MakeMeasureTask(const PrimFunc& original, const Target& target, uint
   task.target = target;
   task.seed = seed;
   task.args = ArgSpecsOf(original);
+  task.reduction_length = LongestReduction(original);
   Reference ref = ComputeReference(original, seed, target, reference);
   task.expected = std::move(ref.expected);
   task.reference_source = std::move(ref.source);
@@ -76,6 +77,7 @@ std::vector<MeasureResult> Measurer::Measure(const MeasureTask& task,
     c.args = task.args;
     c.seed = task.seed;
     c.expected = task.expected;
+    c.reduction_length = task.reduction_length;
     candidates.push_back(std::move(c));
     slots.push_back(i);
   }

@@ -24,6 +24,21 @@ std::vector<bool> WrittenParams(const PrimFunc& func) {
   return written;
 }
 
+double LongestReduction(const PrimFunc& func) {
+  double longest = 1;
+  PostOrderVisit(func->body, [&](const Object* node) {
+    if (node->kind() != NodeKind::kBlock) return;
+    double terms = 1;
+    for (const IterVar& iv : static_cast<const BlockNode*>(node)->iter_vars) {
+      if (iv.kind != IterKind::kReduce) continue;
+      const int64_t* extent = AsConstInt(iv.dom.extent);
+      terms *= extent != nullptr ? static_cast<double>(*extent) : 1.0;
+    }
+    longest = std::max(longest, terms);
+  });
+  return longest;
+}
+
 Reference ComputeReference(const PrimFunc& original, uint64_t seed, const Target& target,
                            const ReferenceConfig& config) {
   Reference ref;

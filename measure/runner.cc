@@ -322,8 +322,9 @@ std::vector<MeasureResult> RunnerPool::Measure(const std::vector<MeasureCandidat
   auto drain = [&](Worker& worker) {
     for (size_t i = next++; i < candidates.size(); i = next++) {
       const MeasureCandidate& c = candidates[i];
-      RunRequest request{c.object,      c.func_name,           c.target,  c.args, c.seed,
-                         config_.timer, c.slow_cutoff_seconds, c.expected};
+      RunRequest request{
+          c.object,      c.func_name,           c.target,           c.args,    c.seed,
+          config_.timer, c.slow_cutoff_seconds, c.reduction_length, c.expected};
       double timeout = config_.timeout_s;
       if (cutoff.factor > 0) {
         double known = best.load();

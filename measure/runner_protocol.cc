@@ -96,6 +96,7 @@ std::string SerializeRequest(const RunRequest& request) {
   w.Pod<double>(request.timer.min_repeat_ms);
   w.Pod<uint8_t>(request.timer.flush_cache ? 1 : 0);
   w.Pod<double>(request.slow_cutoff_seconds);
+  w.Pod<double>(request.reduction_length);
   w.Pod<uint32_t>(static_cast<uint32_t>(request.expected.size()));
   for (const NDArray& e : request.expected) {
     w.Pod<uint8_t>(e.defined() ? 1 : 0);
@@ -128,6 +129,7 @@ RunRequest DeserializeRequest(const std::string& payload) {
   request.timer.min_repeat_ms = r.Pod<double>();
   request.timer.flush_cache = r.Pod<uint8_t>() != 0;
   request.slow_cutoff_seconds = r.Pod<double>();
+  request.reduction_length = r.Pod<double>();
   uint32_t nexpected = r.Pod<uint32_t>();
   for (uint32_t i = 0; i < nexpected; ++i) {
     if (r.Pod<uint8_t>() == 0) {

@@ -58,7 +58,7 @@ RunReply HandleRunRequest(const RunRequest& request) {
       }
       std::vector<std::string> names;
       for (const ArgSpec& spec : request.args) names.push_back(spec.name);
-      VerifyResult verdict = CompareAll(names, request.expected, args);
+      VerifyResult verdict = CompareAll(names, request.expected, args, request.reduction_length);
       if (!verdict.ok) {
         RunReply reply = Failure(ReplyKind::kWrongResult, verdict.message);
         reply.max_abs_error = verdict.max_abs_error;

@@ -110,7 +110,8 @@ void RunTime(const TimeCli& opts, const GlobalOptions& global) {
   }
   std::vector<std::string> names;
   for (const Buffer& b : f.original->params) names.push_back(b->name);
-  VerifyResult verified = CompareAll(names, reference.expected, actual);
+  VerifyResult verified =
+      CompareAll(names, reference.expected, actual, LongestReduction(f.original));
   if (!verified.ok) {
     TT_USER_ERROR("{}: the compiled kernel is wrong against the {}: {}", f.label, reference.source,
                   verified.message);

@@ -37,6 +37,12 @@ TEST(Measurer, TheReferenceOfASmallTaskIsTheInterpreterAndCoversOnlyOutputs) {
   EXPECT_TRUE(task.expected[2].defined());
 }
 
+TEST(Measurer, ATaskKnowsItsLongestReduction) {
+  EXPECT_EQ(MakeMeasureTask(MakeWorkload("gemm:8,8,32").func, Target::Host()).reduction_length, 32);
+  EXPECT_EQ(LongestReduction(MakeWorkload("norm:1,16,32").func), 16 * 32);
+  EXPECT_EQ(LongestReduction(MakeWorkload("relu:1,4,4,8").func), 1);
+}
+
 TEST(Measurer, ALargeTaskIsVerifiedAgainstTheUnscheduledFunctionCompiled) {
   Workload w = MakeWorkload("gemm:64,64,64");
   ReferenceConfig reference;

@@ -63,6 +63,7 @@ TEST(RunnerProtocol, RequestAndReplyRoundTrip) {
   request.seed = 99;
   request.timer.repeat = 7;
   request.timer.flush_cache = true;
+  request.reduction_length = 4096;
   NDArray e = NDArray::Empty({2, 3}, DataType::Float(16));
   e.FillRandom(1);
   request.expected = {e, NDArray()};
@@ -73,6 +74,7 @@ TEST(RunnerProtocol, RequestAndReplyRoundTrip) {
   EXPECT_EQ(back.seed, 99u);
   EXPECT_EQ(back.timer.repeat, 7);
   EXPECT_TRUE(back.timer.flush_cache);
+  EXPECT_EQ(back.reduction_length, 4096);
   ASSERT_EQ(back.expected.size(), 2u);
   EXPECT_FALSE(back.expected[1].defined());
   EXPECT_EQ(back.expected[0].GetDouble(5), e.GetDouble(5));

@@ -40,5 +40,16 @@ TEST(CompareArrays, ShapeMismatchFails) {
   EXPECT_FALSE(CompareArrays("C", Vector({1.0}), Vector({1.0, 2.0}), Tolerance{}).ok);
 }
 
+TEST(CompareAll, AFloat32SumOfAMillionTermsMayDifferByItsOrder) {
+  // norm 1,1024,1024: a sequential float32 sum of a million squares against a blocked one.
+  std::vector<NDArray> expected = {Vector({591.265380859375})};
+  std::vector<NDArray> actual = {Vector({591.3796997070312})};  // rel. error 1.9e-4
+  EXPECT_FALSE(CompareAll({"D"}, expected, actual).ok);
+  EXPECT_TRUE(CompareAll({"D"}, expected, actual, 1024.0 * 1024).ok);
+  // A short sum keeps the default tolerance, and a real error stays an error.
+  EXPECT_FALSE(CompareAll({"D"}, expected, actual, 1024).ok);
+  EXPECT_FALSE(CompareAll({"D"}, expected, {Vector({592.0})}, 1024.0 * 1024).ok);
+}
+
 }  // namespace
 }  // namespace tirtune

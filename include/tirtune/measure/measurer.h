@@ -26,6 +26,8 @@ struct MeasureTask {
   std::vector<ArgSpec> args;
   /// One per parameter; undefined for a parameter the function does not write.
   std::vector<NDArray> expected;
+  /// LongestReduction(original): widens the float32 tolerance of long sums.
+  double reduction_length = 1;
   /// Where `expected` came from ("interpreter", "unscheduled function, compiled").
   std::string reference_source;
 };

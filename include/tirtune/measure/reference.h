@@ -32,6 +32,11 @@ struct Reference {
 Reference ComputeReference(const PrimFunc& original, uint64_t seed, const Target& target,
                            const ReferenceConfig& config = {});
 
+/// The most terms one element of any block of `func` sums: the product of the extents of a
+/// block's reduction iterators, the largest over the blocks (1 without reductions). Used to
+/// widen float32 tolerances (CompareAll).
+double LongestReduction(const PrimFunc& func);
+
 /// For each parameter of `func`, whether some statement stores into it.
 std::vector<bool> WrittenParams(const PrimFunc& func);
 

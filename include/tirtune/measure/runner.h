@@ -72,6 +72,8 @@ struct MeasureCandidate {
   std::vector<NDArray> expected;
   /// 0, or the time past which the verification run is the only sample (RunRequest).
   double slow_cutoff_seconds = 0;
+  /// The most terms one output element sums (LongestReduction), widening float32 tolerances.
+  double reduction_length = 1;
 };
 
 /// The argument specs of `func`'s parameters; their shapes must be constant.

@@ -35,6 +35,8 @@ struct RunRequest {
   /// 0, or a time past which the candidate is not worth timing: when its verification run takes
   /// longer, that run is its only sample (number 1) and the warm-up and repeats are skipped.
   double slow_cutoff_seconds = 0;
+  /// The most terms one output element sums (LongestReduction), widening float32 tolerances.
+  double reduction_length = 1;
   /// Empty, or one entry per parameter: the parameter's expected contents after one run, or an
   /// undefined NDArray for a parameter not to compare. Empty means run without verifying.
   std::vector<NDArray> expected;
