@@ -93,6 +93,16 @@ MeasureResult Status(MeasureStatus status, std::string message) {
   return result;
 }
 
+// RunRequest::slow_cutoff_seconds under `cutoff` when the fastest median known is `known`
+// (0: none). A first run shorter than a repeat is never cut: it is cheap to time properly, and
+// its own time may include one-off costs (thread start-up, page faults) that would misrank it.
+double CutAfter(const SlowCutoff& cutoff, double known, const TimerConfig& timer) {
+  if (cutoff.factor <= 0) return 0;
+  double cut = cutoff.long_run_seconds;
+  if (known > 0) cut = cut > 0 ? std::min(cut, cutoff.factor * known) : cutoff.factor * known;
+  return cut > 0 ? std::max(cut, timer.min_repeat_ms / 1000) : 0;
+}
+
 std::string DefaultRunnerPath() {
 #ifdef TIRTUNE_RUNNER_DEFAULT_PATH
   return TIRTUNE_RUNNER_DEFAULT_PATH;
@@ -322,22 +332,19 @@ std::vector<MeasureResult> RunnerPool::Measure(const std::vector<MeasureCandidat
   auto drain = [&](Worker& worker) {
     for (size_t i = next++; i < candidates.size(); i = next++) {
       const MeasureCandidate& c = candidates[i];
-      RunRequest request{
-          c.object,      c.func_name,           c.target,           c.args,    c.seed,
-          config_.timer, c.slow_cutoff_seconds, c.reduction_length, c.expected};
+      double known = best.load();
+      RunRequest request{c.object,
+                         c.func_name,
+                         c.target,
+                         c.args,
+                         c.seed,
+                         config_.timer,
+                         CutAfter(cutoff, known, config_.timer),
+                         c.reduction_length,
+                         c.expected};
       double timeout = config_.timeout_s;
-      if (cutoff.factor > 0) {
-        double known = best.load();
-        double cut = cutoff.long_run_seconds;
-        if (known > 0) cut = cut > 0 ? std::min(cut, cutoff.factor * known) : cutoff.factor * known;
-        // A first run shorter than a repeat is cheap to time properly, and its own time may
-        // include one-off costs (thread start-up, page faults) that would misrank it.
-        if (cut > 0) cut = std::max(cut, config_.timer.min_repeat_ms / 1000);
-        if (cut > 0) {
-          request.slow_cutoff_seconds =
-              c.slow_cutoff_seconds > 0 ? std::min(c.slow_cutoff_seconds, cut) : cut;
-        }
-        if (known > 0) timeout = std::min(timeout, cutoff.grace_s + 2 * cutoff.factor * known);
+      if (cutoff.factor > 0 && known > 0) {
+        timeout = std::min(timeout, cutoff.grace_s + 2 * cutoff.factor * known);
       }
       results[i] = worker.Measure(request, timeout);
       if (results[i].ok()) {

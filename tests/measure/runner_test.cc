@@ -130,17 +130,19 @@ TEST(Runner, GarbageOutputIsWrongResultWithItsError) {
 }
 
 TEST(Runner, ACandidateSlowerThanTheCutoffIsVerifiedButNotTimed) {
-  RunnerPool pool(SmallConfig());
-  MeasureCandidate c = Candidate(kGemm);
-  c.slow_cutoff_seconds = 1e-12;
-  MeasureResult slow = pool.MeasureOne(c);
+  RunnerConfig config = SmallConfig();
+  config.timer.min_repeat_ms = 0;  // no floor under the cut: the tiny gemm is cut too
+  RunnerPool pool(config);
+  SlowCutoff cutoff;
+  cutoff.factor = 2;
+  cutoff.long_run_seconds = 1e-12;
+  MeasureResult slow = pool.Measure({Candidate(kGemm)}, cutoff).front();
   ASSERT_EQ(slow.status, MeasureStatus::kOk) << slow.message;
   EXPECT_EQ(slow.seconds.size(), 1u);
   EXPECT_EQ(slow.number, 1);
   // The cutoff never spares verification: garbage is still a wrong result.
-  MeasureCandidate garbage = Candidate(kGarbage);
-  garbage.slow_cutoff_seconds = 1e-12;
-  EXPECT_EQ(pool.MeasureOne(garbage).status, MeasureStatus::kWrongResult);
+  EXPECT_EQ(pool.Measure({Candidate(kGarbage)}, cutoff).front().status,
+            MeasureStatus::kWrongResult);
   ExpectGoodGemmMeasures(pool);
 }
 

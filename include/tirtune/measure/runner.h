@@ -70,8 +70,6 @@ struct MeasureCandidate {
   /// Empty (run without verifying) or one per parameter, undefined for one not to compare; e.g.
   /// InterpretWithRandomInputs(func, seed).
   std::vector<NDArray> expected;
-  /// 0, or the time past which the verification run is the only sample (RunRequest).
-  double slow_cutoff_seconds = 0;
   /// The most terms one output element sums (LongestReduction), widening float32 tolerances.
   double reduction_length = 1;
 };
