@@ -14,6 +14,11 @@ PACKAGES=(
   libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata
   libdnnl-dev
 )
+# Optional: headless Chromium for scripts/check_report.sh (rendering an HTML report); nothing
+# builds or tests with it.
+if [ "${TIRTUNE_WITH_CHROMIUM:-0}" = 1 ]; then
+  PACKAGES+=(chromium)
+fi
 
 missing=()
 for pkg in "${PACKAGES[@]}"; do

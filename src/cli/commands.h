@@ -18,6 +18,7 @@ void AddScheduleCommand(CLI::App& app, const GlobalOptions& global);
 void AddCompileCommands(CLI::App& app, const GlobalOptions& global);
 void AddDbCommand(CLI::App& app, const GlobalOptions& global);
 void AddTuneCommand(CLI::App& app, const GlobalOptions& global);
+void AddReportCommand(CLI::App& app, const GlobalOptions& global);
 /// `compile` and `run` (models); registers nothing when built without ONNX support.
 void AddModelCommands(CLI::App& app, const GlobalOptions& global);
 

@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
   tirtune::cli::AddCompileCommands(app, global);
   tirtune::cli::AddDbCommand(app, global);
   tirtune::cli::AddTuneCommand(app, global);
+  tirtune::cli::AddReportCommand(app, global);
   tirtune::cli::AddModelCommands(app, global);
   try {
     app.parse(argc, argv);
