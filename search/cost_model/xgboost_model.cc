@@ -1,10 +1,13 @@
 // XGBoostModel: MetaSchedule's cost model through XGBoost's C API. A candidate's score is the sum
 // of the booster's outputs over its feature rows ("pack-sum"); labels are normalized per task
-// (the task's best time / the candidate's time, failures 0), and the loss is the squared error of
-// the sum weighted by the label, so fast candidates matter most:
-//   grad = (sum - y) * y,   hess = y   (for every row of the candidate).
+// (the task's best time / the candidate's time, failures 0). Two losses on the sums:
+//  - regression (MetaSchedule's): the squared error of the sum weighted by the label, so fast
+//    candidates matter most: grad = (sum - y) * y, hess = y (for every row of the candidate);
+//  - pairwise rank: for pairs (a, b) of one task with y_a > y_b, (y_a - y_b) log(1 + e^-(s_a -
+//  s_b)),
+//    with pairs drawn at random once per training.
 // Training starts from scratch on all samples once there are num_warmup_samples and again each
-// time the data grew by retrain_growth, stopping early when the training p-rmse stops improving.
+// time the data grew by retrain_growth, stopping early when the training loss stops improving.
 #include <fmt/format.h>
 #include <xgboost/c_api.h>
 
@@ -24,7 +27,7 @@ namespace tirtune {
 namespace {
 
 constexpr const char* kModelName = "xgboost";
-// A round improves the training p-rmse only by more than this (labels are at most 1). Without a
+// A round improves the training loss only by more than this (labels are at most 1). Without a
 // threshold, boosting goes on for thousands of rounds that each gain 1e-9.
 constexpr double kMinImprovement = 1e-6;
 
@@ -91,6 +94,44 @@ std::vector<double> NormalizedThroughput(const std::vector<CostSample>& samples)
     if (ok(samples[i].seconds)) y[i] = best[samples[i].task] / samples[i].seconds;
   }
   return y;
+}
+
+// The p-rmse of the pack sums against the labels; grad = (sum - y) * y, hess = y.
+double RegressionLoss(const std::vector<double>& labels, const std::vector<double>& sum,
+                      std::vector<double>* grad, std::vector<double>* hess) {
+  double squared = 0;
+  for (size_t c = 0; c < sum.size(); ++c) {
+    const double w = labels[c];
+    squared += (sum[c] - w) * (sum[c] - w);
+    (*grad)[c] = (sum[c] - w) * w;
+    (*hess)[c] = w;
+  }
+  return std::sqrt(squared / static_cast<double>(sum.size()));
+}
+
+// Candidate `faster` should score above `slower`; the pair counts `weight` times.
+struct RankPair {
+  uint32_t faster, slower;
+  double weight;
+};
+
+// The weighted mean logistic loss log(1 + exp(-(s_faster - s_slower))) over the pairs, and its
+// derivatives per candidate.
+double RankLoss(const std::vector<RankPair>& pairs, const std::vector<double>& sum,
+                std::vector<double>* grad, std::vector<double>* hess) {
+  double loss = 0, weights = 0;
+  for (const RankPair& p : pairs) {
+    const double d = sum[p.faster] - sum[p.slower];
+    // sigmoid(-d), computed without overflow for either sign of d.
+    const double q = d >= 0 ? std::exp(-d) / (1 + std::exp(-d)) : 1 / (1 + std::exp(d));
+    loss += p.weight * (d >= 0 ? std::log1p(std::exp(-d)) : -d + std::log1p(std::exp(d)));
+    weights += p.weight;
+    (*grad)[p.faster] -= p.weight * q;
+    (*grad)[p.slower] += p.weight * q;
+    (*hess)[p.faster] += p.weight * q * (1 - q);
+    (*hess)[p.slower] += p.weight * q * (1 - q);
+  }
+  return weights > 0 ? loss / weights : 0;
 }
 
 class XGBoostModel : public CostModel {
@@ -183,12 +224,17 @@ class XGBoostModel : public CostModel {
     std::vector<double> y = NormalizedThroughput(samples_);
     std::vector<const FeatureMatrix*> candidates;
     std::vector<double> labels;
+    std::vector<const std::string*> tasks;
     for (size_t i = 0; i < samples_.size(); ++i) {
       if (samples_[i].features.rows == 0) continue;
       candidates.push_back(&samples_[i].features);
       labels.push_back(y[i]);
+      tasks.push_back(&samples_[i].task);
     }
     if (candidates.empty()) return;
+    const bool rank = config_.objective == XGBoostObjective::kPairwiseRank;
+    std::vector<RankPair> pairs;
+    if (rank) pairs = DrawPairs(tasks, labels);
     PackedRows packed = Pack(candidates);
     DMatrixPtr matrix = packed.ToDMatrix();
     std::vector<float> row_labels(packed.rows());
@@ -215,9 +261,9 @@ class XGBoostModel : public CostModel {
     };
     for (const auto& [key, value] : params) SetParam(handle, key, value);
 
-    // Step 3. Boost with the pack-sum objective until the training p-rmse stops improving.
+    // Step 3. Boost until the training loss stops improving, or for max_rounds.
     std::vector<float> grad(packed.rows()), hess(packed.rows());
-    double best_rmse = std::numeric_limits<double>::infinity();
+    double best_loss = std::numeric_limits<double>::infinity();
     int best_rounds = 0;
     for (int round = 0; round <= config_.max_rounds; ++round) {
       bst_ulong len = 0;
@@ -226,23 +272,20 @@ class XGBoostModel : public CostModel {
                               /*training=*/1, &len, &margins));
       TT_ICHECK(len == packed.rows(), "XGBoost predicted {} rows for {}", len, packed.rows());
       std::vector<double> sum = packed.PackSum(margins);
-      // The p-rmse of the booster with `round` trees.
-      double squared = 0;
-      for (size_t c = 0; c < sum.size(); ++c)
-        squared += (sum[c] - labels[c]) * (sum[c] - labels[c]);
-      double rmse = std::sqrt(squared / static_cast<double>(sum.size()));
-      if (rmse < best_rmse - kMinImprovement) {
-        best_rmse = rmse;
+      // The loss of the booster with `round` trees, and its derivatives per candidate.
+      std::vector<double> cand_grad(sum.size(), 0.0), cand_hess(sum.size(), 0.0);
+      double loss = rank ? RankLoss(pairs, sum, &cand_grad, &cand_hess)
+                         : RegressionLoss(labels, sum, &cand_grad, &cand_hess);
+      if (loss < best_loss - kMinImprovement) {
+        best_loss = loss;
         best_rounds = round;
       } else if (round - best_rounds >= config_.early_stopping_rounds) {
         break;
       }
       if (round == config_.max_rounds) break;
       for (size_t r = 0; r < packed.rows(); ++r) {
-        const uint32_t c = packed.candidate[r];
-        const double w = labels[c];
-        grad[r] = static_cast<float>((sum[c] - w) * w);
-        hess[r] = static_cast<float>(w);
+        grad[r] = static_cast<float>(cand_grad[packed.candidate[r]]);
+        hess[r] = static_cast<float>(cand_hess[packed.candidate[r]]);
       }
       TT_XGB(XGBoosterBoostOneIter(handle, matrix.get(), grad.data(), hess.data(), packed.rows()));
     }
@@ -254,6 +297,26 @@ class XGBoostModel : public CostModel {
     TT_XGB(XGBoosterSlice(handle, 0, best_rounds, 1, &sliced));
     booster_.reset(sliced);
     SetParam(sliced, "nthread", std::to_string(nthread_));
+  }
+
+  // Up to rank_pairs_per_sample pairs per candidate, each with a random other candidate of the
+  // same task whose label differs; weight = the difference of the labels.
+  std::vector<RankPair> DrawPairs(const std::vector<const std::string*>& tasks,
+                                  const std::vector<double>& labels) {
+    std::map<std::string, std::vector<uint32_t>> by_task;
+    for (size_t c = 0; c < tasks.size(); ++c) by_task[*tasks[c]].push_back(uint32_t(c));
+    std::vector<RankPair> pairs;
+    for (size_t c = 0; c < tasks.size(); ++c) {
+      const std::vector<uint32_t>& group = by_task[*tasks[c]];
+      std::uniform_int_distribution<size_t> pick(0, group.size() - 1);
+      for (int k = 0; k < config_.rank_pairs_per_sample; ++k) {
+        uint32_t other = group[pick(rng_)];
+        double gap = labels[c] - labels[other];
+        if (gap > 0) pairs.push_back(RankPair{uint32_t(c), other, gap});
+        if (gap < 0) pairs.push_back(RankPair{other, uint32_t(c), -gap});
+      }
+    }
+    return pairs;
   }
 
   XGBoostConfig config_;

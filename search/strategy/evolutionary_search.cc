@@ -206,7 +206,8 @@ class EvolutionarySearch : public SearchStrategy {
     return keys;
   }
 
-  // Cost-model scores, clamped at 0; a candidate without features scores 0.
+  // Cost-model scores (only their order matters); a candidate without features, or with a score
+  // that is not finite, scores -infinity.
   std::vector<double> Score(const std::vector<Schedule>& population) {
     if (population.empty()) return {};
     std::vector<FeatureMatrix> features = features_(population);
@@ -217,18 +218,19 @@ class EvolutionarySearch : public SearchStrategy {
               "{} candidates, {} feature matrices, {} scores from cost model '{}'",
               population.size(), features.size(), scores.size(), model_->name());
     for (size_t i = 0; i < scores.size(); ++i) {
-      if (!std::isfinite(scores[i]) || scores[i] < 0 || features[i].rows == 0) scores[i] = 0;
+      if (!std::isfinite(scores[i]) || features[i].rows == 0) {
+        scores[i] = -std::numeric_limits<double>::infinity();
+      }
     }
     return scores;
   }
 
-  // The next generation: parents drawn in proportion to their scores; most children mutate.
+  // The next generation: parents drawn by linear ranking (the best predicted twice as likely as
+  // the median, the worst never; scale-free, so any cost model's scores will do); most children
+  // mutate.
   std::vector<Schedule> Evolve(const std::vector<Schedule>& population,
                                const std::vector<double>& scores) {
-    std::vector<double> weights = scores;
-    double total = 0;
-    for (double w : weights) total += w;
-    if (total <= 0) std::fill(weights.begin(), weights.end(), 1.0);
+    std::vector<double> weights = RankWeights(scores);
     size_t size = static_cast<size_t>(config_.population_size);
     std::vector<size_t> parents(size);
     std::vector<uint64_t> seeds(size);
@@ -263,6 +265,33 @@ class EvolutionarySearch : public SearchStrategy {
       });
     });
     return next;
+  }
+
+  // Weight 2 (n - 1 - rank) / (n - 1) by descending score, 0 for -infinity; equal scores share
+  // the mean of their ranks' weights, so all-equal scores weigh the same.
+  static std::vector<double> RankWeights(const std::vector<double>& scores) {
+    const size_t n = scores.size();
+    std::vector<double> weights(n, 1.0);
+    if (n < 2) return weights;
+    std::vector<size_t> order(n);
+    for (size_t i = 0; i < n; ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return scores[a] > scores[b]; });
+    for (size_t begin = 0; begin < n;) {
+      size_t end = begin;
+      while (end < n && scores[order[end]] == scores[order[begin]]) ++end;
+      // Ranks begin..end-1 tie: each gets the mean weight of those ranks.
+      double mean_rank = (static_cast<double>(begin) + static_cast<double>(end - 1)) / 2;
+      double w = 2 * (static_cast<double>(n - 1) - mean_rank) / static_cast<double>(n - 1);
+      for (size_t k = begin; k < end; ++k) {
+        weights[order[k]] = std::isinf(scores[order[k]]) && scores[order[k]] < 0 ? 0 : w;
+      }
+      begin = end;
+    }
+    double total = 0;
+    for (double w : weights) total += w;
+    if (total <= 0) std::fill(weights.begin(), weights.end(), 1.0);
+    return weights;
   }
 
   const SpaceGenerator* space_;

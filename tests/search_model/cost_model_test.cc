@@ -64,12 +64,33 @@ std::string TempPath(const std::string& name) {
       .string();
 }
 
-TEST(XGBoostModel, LearnsAPackSumTarget) {
-  std::unique_ptr<CostModel> model = MakeXGBoostModel(TestConfig());
-  model->Update(SyntheticSamples("t", 400, /*seed=*/1));
-  std::vector<CostSample> held_out = SyntheticSamples("t", 200, /*seed=*/2);
-  double accuracy = PairwiseRankingAccuracy(held_out, model->Predict(Features(held_out)));
-  EXPECT_GT(accuracy, 0.85);
+TEST(XGBoostModel, BothObjectivesLearnAPackSumTarget) {
+  for (XGBoostObjective objective :
+       {XGBoostObjective::kPairwiseRank, XGBoostObjective::kRegression}) {
+    XGBoostConfig config = TestConfig();
+    config.objective = objective;
+    std::unique_ptr<CostModel> model = MakeXGBoostModel(config);
+    model->Update(SyntheticSamples("t", 400, /*seed=*/1));
+    std::vector<CostSample> held_out = SyntheticSamples("t", 200, /*seed=*/2);
+    double accuracy = PairwiseRankingAccuracy(held_out, model->Predict(Features(held_out)));
+    EXPECT_GT(accuracy, 0.85) << "objective " << static_cast<int>(objective);
+  }
+}
+
+TEST(XGBoostModel, TheRankObjectiveComparesCandidatesOnlyWithinTheirTask) {
+  // Two tasks whose times differ by 1000x: pairs across them would teach the model the task
+  // (which the features cannot tell apart), not the ranking within each.
+  std::vector<CostSample> samples = SyntheticSamples("a", 200, /*seed=*/11);
+  for (CostSample& s : SyntheticSamples("b", 200, /*seed=*/12)) {
+    s.seconds *= 1000;
+    samples.push_back(std::move(s));
+  }
+  XGBoostConfig config = TestConfig();
+  config.objective = XGBoostObjective::kPairwiseRank;
+  std::unique_ptr<CostModel> model = MakeXGBoostModel(config);
+  model->Update(samples);
+  std::vector<CostSample> held_out = SyntheticSamples("b", 200, /*seed=*/13);
+  EXPECT_GT(PairwiseRankingAccuracy(held_out, model->Predict(Features(held_out))), 0.85);
 }
 
 TEST(XGBoostModel, PredictsRandomScoresBeforeWarmUp) {
