@@ -68,8 +68,10 @@ struct XGBoostConfig {
   /// stops at max_rounds. Default 200.
   int max_rounds = 200;
   int early_stopping_rounds = 50;
-  /// Until this many samples exist, Predict returns random scores. Default 100.
-  size_t num_warmup_samples = 100;
+  /// Until this many samples exist, Predict returns random scores. Default 64: one batch of
+  /// random candidates is enough to rank the next (a second random batch cost GEMM 1024³ 64
+  /// trials of its budget).
+  size_t num_warmup_samples = 64;
   /// Retrain only after the data grew by at least this fraction since the last training.
   double retrain_growth = 0.2;
   /// XGBoost threads (0: hardware threads). Default 1: its OpenMP threads spin, and on a small
