@@ -8,6 +8,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <mutex>
 #include <set>
 #include <stdexcept>
@@ -206,6 +207,55 @@ TEST(RuntimeApi, WorkspaceIsAligned) {
     tirtune_workspace_free(p);
   }
   EXPECT_EQ(tirtune_workspace_alloc(16, 3), nullptr);  // not a power of two
+  EXPECT_EQ(tirtune_workspace_alloc(-1, 64), nullptr);
+}
+
+TEST(RuntimeApi, AFreedWorkspaceIsReusedByTheNextAllocationOfItsSize) {
+  // A kernel allocating in a parallel loop does so on every call: the second call must not
+  // go back to malloc (an mmap and fresh page faults for blocks of 128 KiB or more).
+  void* first = tirtune_workspace_alloc(166000, 64);
+  ASSERT_NE(first, nullptr);
+  std::memset(first, 1, 166000);
+  tirtune_workspace_free(first);
+  void* again = tirtune_workspace_alloc(166000, 64);
+  EXPECT_EQ(again, first);
+  // A block four times too large is not handed out for a small request, nor a smaller one for
+  // a larger request; both stay usable.
+  void* small = tirtune_workspace_alloc(1000, 64);
+  EXPECT_NE(small, again);
+  void* larger = tirtune_workspace_alloc(400000, 128);
+  ASSERT_NE(larger, nullptr);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(larger) % 128, 0u);
+  std::memset(larger, 2, 400000);
+  tirtune_workspace_free(small);
+  tirtune_workspace_free(again);
+  tirtune_workspace_free(larger);
+  tirtune_workspace_free(nullptr);
+}
+
+TEST(RuntimeApi, WorkspacesOfManyThreadsAndSizesStayApart) {
+  std::vector<std::thread> threads;
+  std::atomic<int> errors{0};
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([t, &errors] {
+      for (int round = 0; round < 200; ++round) {
+        int64_t bytes = 64 + (round * 7919 + t * 104729) % 300000;
+        auto* p = static_cast<unsigned char*>(tirtune_workspace_alloc(bytes, 64));
+        auto* q = static_cast<unsigned char*>(tirtune_workspace_alloc(bytes / 2 + 1, 64));
+        if (p == nullptr || q == nullptr || p == q) {
+          ++errors;
+          continue;
+        }
+        std::memset(p, t, static_cast<size_t>(bytes));
+        std::memset(q, t + 1, static_cast<size_t>(bytes / 2 + 1));
+        if (p[bytes - 1] != t || q[0] != t + 1) ++errors;
+        tirtune_workspace_free(q);
+        tirtune_workspace_free(p);
+      }
+    });
+  }
+  for (std::thread& th : threads) th.join();
+  EXPECT_EQ(errors.load(), 0);
 }
 
 TEST(RuntimeApi, SymbolTableNamesEveryFunction) {
