@@ -2,7 +2,7 @@
 # Times the best kernel stored in DB for each workload (`tirtune time` with the record's trace:
 # verified, default timer) against oneDNN in its own process, alternating PAIRS times on THREADS
 # pinned CPUs, and prints one JSON line per workload with both speeds and the median ratio.
-# Workloads: gemm:M,N,K (oneDNN sgemm), conv2d:N,H,W,CI,CO,k,s,p[,d,g] (oneDNN convolution).
+# Workloads: every one bench_dnnl has a baseline for (`bench_dnnl --list`: gemm, conv2d, ...).
 # Usage: DB=tuning.db bench/best_vs_onednn.sh SPEC [SPEC...]
 set -euo pipefail
 BUILD_DIR="${BUILD_DIR:-build/release}"
@@ -16,12 +16,7 @@ trap 'rm -rf "$work"' EXIT
 gflops() { python3 -c 'import json,sys; print(json.loads(sys.argv[1])["gflops"])' "$1"; }
 
 for spec in "$@"; do
-  name="${spec%%:*}" args="${spec#*:}"
-  case "$name" in
-    gemm) baseline=("$BUILD_DIR/bench/bench_dnnl_gemm" ${args//,/ }) ;;
-    conv2d) baseline=("$BUILD_DIR/bench/bench_dnnl_conv2d" ${args//,/ }) ;;
-    *) echo "no oneDNN baseline for $name" >&2; exit 2 ;;
-  esac
+  baseline=("$BUILD_DIR/bench/bench_dnnl" "$spec")
   "$TIRTUNE" db best --db "$DB" --workload "$spec" --target "$target" --json > "$work/best.json"
   python3 - "$work/best.json" "$work/trace.json" "$spec" <<'PY'
 import json, sys

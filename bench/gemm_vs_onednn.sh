@@ -12,7 +12,7 @@ for ((p = 0; p < PAIRS; ++p)); do
   a=$(taskset -c "$cpus" "$BUILD_DIR/bench/bench_gemm_schedule" "$M" "$N" "$K" \
       "llvm -num-cores=$THREADS")
   b=$(OMP_NUM_THREADS=$THREADS OMP_PROC_BIND=true taskset -c "$cpus" \
-      "$BUILD_DIR/bench/bench_dnnl_gemm" "$M" "$N" "$K")
+      "$BUILD_DIR/bench/bench_dnnl" "gemm:$M,$N,$K")
   echo "$a"
   echo "$b"
   ours+=("$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["gflops"])' "$a")")

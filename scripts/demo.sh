@@ -15,7 +15,7 @@ WORKLOADS=(gemm:512,512,512 conv2d:1,14,14,256,256,3,1,1)
 bash scripts/setup.sh
 cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTIRTUNE_BUILD_TESTS=OFF
 cmake --build "$BUILD_DIR" -j "$(nproc)" \
-  --target tirtune tirtune-runner bench_dnnl_gemm bench_dnnl_conv2d
+  --target tirtune tirtune-runner bench_dnnl
 
 tune_args=()
 for w in "${WORKLOADS[@]}"; do tune_args+=(--workload "$w"); done

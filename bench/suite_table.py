@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""Prints the markdown table of a benchmark suite run (bench/suite.py, a tirtune-bench/1 file) for
+docs/BENCHMARKS.md: the command and machine, then one row per workload (group, workload, tirtune's
+GFLOP/s, each baseline's GFLOP/s and ratio, trials and seconds until tirtune's best so far reached
+90% of its final best, status) and the geometric mean of the ratios per baseline, over all
+workloads and over operators and subgraphs apart.
+
+Ratio: the median over the timing pairs of baseline latency / tirtune latency (> 1: tirtune is
+faster); GFLOP/s: tirtune's FLOP count of the workload over the median latency.
+
+Usage: bench/suite_table.py RESULTS.json
+"""
+
+import json
+import math
+import statistics
+import sys
+
+# Baseline columns in this order; others follow alphabetically.
+KNOWN = {"onednn": "oneDNN", "onednn_fused": "oneDNN fused", "metaschedule": "MetaSchedule"}
+
+
+def fmt_gflops(flops, latency):
+    return f"{flops / latency / 1e9:.1f}" if latency else "–"
+
+
+def ratio_of(timing, tirtune_latency):
+    """The suite's median per-pair ratio; for other files, the ratio of the latencies."""
+    if timing.get("ratio") is not None:
+        return timing["ratio"]
+    return timing["latency_s"] / tirtune_latency
+
+
+def geomean(values):
+    return math.exp(statistics.fmean(math.log(v) for v in values)) if values else None
+
+
+def short(text, limit=70):
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    with open(sys.argv[1]) as f:
+        doc = json.load(f)
+    if doc.get("schema") != "tirtune-bench/1":
+        sys.exit(f"{sys.argv[1]}: not a tirtune-bench/1 file")
+    # The suite's order (its `index`), failures in their place.
+    done = doc.get("workloads", [])
+    failed = doc.get("failed", [])
+    rows = sorted(done + failed, key=lambda w: w.get("index", 0))
+    names = {b for w in done for b in w.get("baselines", {})}
+    names |= {b for w in done for b in w.get("errors", {})}
+    baselines = [b for b in KNOWN if b in names] + sorted(names - set(KNOWN))
+
+    machine, versions, budget = doc.get("machine", {}), doc.get("versions", {}), doc["budget"]
+    settings = doc.get("settings", {})
+    print(f"`{doc['command']}`\n")
+    cpu = machine.get("cpu", "?") + (f" (LLVM: {machine['llvm_cpu']})"
+                                     if "llvm_cpu" in machine else "")
+    print(f"{doc['created_at']}; budget {budget['name']} ({budget['trials']} trials); "
+          f"{settings.get('threads', machine.get('threads', '?'))} threads on {cpu}, "
+          f"{machine.get('os', '?')}; {settings.get('pairs', '?')} timing pair(s); "
+          + ", ".join(f"{k} {v}" for k, v in versions.items()) + "\n")
+    if settings.get("nice"):
+        print("**Smoke run at nice 19 on a shared machine: the numbers are not results.**\n")
+
+    header = ["group", "workload", "tirtune GFLOP/s"]
+    for b in baselines:
+        label = KNOWN.get(b, b)
+        header += [f"{label} GFLOP/s", f"ratio vs {label}"]
+    header += ["trials / s to 90%", "status"]
+    print("| " + " | ".join(header) + " |")
+    print("|" + "---|" * len(header))
+
+    ratios = {b: {"operator": [], "subgraph": [], "network": []} for b in baselines}
+    notes = []
+    for w in rows:
+        if w.get("status") == "failed":
+            row = [w.get("group", "?"), w["name"], "–"] + ["–", "–"] * len(baselines)
+            row += ["–", f"failed ({w.get('stage', '?')}): {short(w.get('error', ''), 50)}"]
+            notes.append(f"{w['name']}: {w.get('error', '')}")
+            print("| " + " | ".join(row) + " |")
+            continue
+        t = w["tirtune"]
+        row = [w["group"], w["name"], fmt_gflops(w["flops"], t["latency_s"])]
+        for b in baselines:
+            timing = w.get("baselines", {}).get(b)
+            if timing:
+                r = ratio_of(timing, t["latency_s"])
+                ratios[b][w["kind"]].append(r)
+                row += [fmt_gflops(w["flops"], timing["latency_s"]), f"{r:.3f}"]
+            else:
+                row += ["–", "–"]
+        reach = "–" if t.get("trials_to_90") is None else \
+            f"{t['trials_to_90']} / {t.get('seconds_to_90') or 0:.0f} s"
+        status = w.get("status", "ok")
+        for b, error in w.get("errors", {}).items():
+            status = f"{KNOWN.get(b, b)} failed"
+            notes.append(f"{w['name']}: {KNOWN.get(b, b)}: {error}")
+        row += [reach, status]
+        print("| " + " | ".join(row) + " |")
+
+    # Geometric means: all workloads, then each kind that has rows.
+    kinds = [k for k in ("operator", "subgraph", "network")
+             if any(ratios[b][k] for b in baselines)]
+    for label, selected in [("all", kinds)] + ([(k + "s", [k]) for k in kinds]
+                                                if len(kinds) > 1 else []):
+        row = [f"**geometric mean, {label}**", "", ""]
+        for b in baselines:
+            values = [r for k in selected for r in ratios[b][k]]
+            g = geomean(values)
+            row += ["", "–" if g is None else f"**{g:.3f}** ({len(values)})"]
+        print("| " + " | ".join(row + ["", ""]) + " |")
+
+    reached = [w["tirtune"]["trials_to_90"] for w in done
+               if w["tirtune"].get("trials_to_90") is not None]
+    if reached:
+        print(f"\nTrials to 90% of the final best: median {statistics.median(reached):g}, "
+              f"max {max(reached)} over {len(reached)} workloads.")
+    if notes:
+        print("\nFailures:\n")
+        for note in notes:
+            print(f"- {note}")
+
+
+if __name__ == "__main__":
+    main()
