@@ -95,6 +95,16 @@ ValueId Graph::AddValue(Value value) {
   return id;
 }
 
+void Graph::RenameValue(ValueId id, std::string name) {
+  const std::string& old = value(id).name;
+  if (old == name) return;
+  if (name.empty()) TT_USER_ERROR("graph: a value needs a name");
+  if (names_.count(name)) TT_USER_ERROR("graph: the name %{} is used twice", name);
+  names_.erase(old);
+  names_[name] = id;
+  values_[id].name = std::move(name);
+}
+
 ValueId Graph::AddInput(std::string name, TensorType type) {
   Value value;
   value.name = std::move(name);

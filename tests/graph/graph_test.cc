@@ -33,6 +33,18 @@ TEST(GraphTest, AddOpCallInfersTheOutputType) {
   EXPECT_NO_THROW(ValidateGraph(g));
 }
 
+TEST(GraphTest, RenamingAValueFreesItsOldNameAndRefusesATakenOne) {
+  Graph g = ConvBiasRelu();
+  ValueId relu = g.Find("relu");
+  g.RenameValue(relu, "y");
+  EXPECT_EQ(g.Find("y"), relu);
+  EXPECT_EQ(g.Find("relu"), -1);
+  EXPECT_EQ(g.value(relu).name, "y");
+  EXPECT_THROW(g.RenameValue(relu, "conv"), UserError);
+  EXPECT_EQ(g.value(relu).name, "y");
+  EXPECT_NO_THROW(ValidateGraph(g));
+}
+
 TEST(GraphTest, PrintsOneLinePerCall) {
   EXPECT_EQ(PrintGraph(ConvBiasRelu()),
             R"(graph(%x: float32[1, 6, 6, 3], %w: const float32[3, 3, 3, 4], %b: const float32[4]) {

@@ -113,6 +113,8 @@ TEST(OnnxModelTest, ImportsChannelLastWithTwoTransposes) {
   ASSERT_EQ(g.Inputs().size(), 1u);
   EXPECT_EQ(g.value(g.Inputs()[0]).type, F32({1, 3, 8, 8}));
   EXPECT_EQ(g.value(g.outputs()[0]).type, F32({1, 10}));
+  // Gemm imports as a dense and a bias add; the output keeps the model's name.
+  EXPECT_EQ(g.value(g.outputs()[0]).name, "y") << PrintGraph(g);
   EXPECT_EQ(CountCalls(g, "transpose"), 2) << PrintGraph(g);
   EXPECT_EQ(CountCalls(g, "conv2d"), 2);
   EXPECT_EQ(CountCalls(g, "dense"), 1);

@@ -137,6 +137,8 @@ class Graph {
   ValueId AddOp(std::string name, std::string op, std::vector<ValueId> args, Attrs attrs,
                 TensorType type);
   void AddOutput(ValueId value) { outputs_.push_back(value); }
+  /// Gives value `id` the name `name`; UserError when another value has it.
+  void RenameValue(ValueId id, std::string name);
   void SetOutputs(std::vector<ValueId> outputs) { outputs_ = std::move(outputs); }
 
   const std::vector<Value>& values() const { return values_; }

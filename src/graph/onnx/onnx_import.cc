@@ -285,7 +285,17 @@ Graph ImportOnnxFromBytes(const std::string& bytes, const OnnxImportOptions& opt
   // Step 6.
   ctx.BeginNode(nullptr, -1);
   for (const onnx::ValueInfoProto& out : onnx_graph.output()) {
-    graph.AddOutput(ctx.PlainOf(out.name()));
+    ValueId v = ctx.PlainOf(out.name());
+    graph.AddOutput(v);
+    // An operator imported as several calls names the first after its ONNX output (Gemm: the
+    // product `y`, the bias add `y_1`); the output keeps the model's name.
+    std::string name = onnx_import::SanitizeName(out.name());
+    if (graph.value(v).kind != ValueKind::kCall || graph.value(v).name == name) continue;
+    if (ValueId other = graph.Find(name); other >= 0) {
+      if (graph.value(other).kind != ValueKind::kCall) continue;
+      graph.RenameValue(other, graph.FreshName(name + "_part"));
+    }
+    graph.RenameValue(v, name);
   }
   if (graph.outputs().empty()) TT_USER_ERROR("the model has no outputs");
   return EliminateDeadCode(graph);
