@@ -442,5 +442,40 @@ def lonely(A: Buffer((16,), float32)):
                       [&] { sch.ComputeInline(block); });
 }
 
+// A gather (an embedding lookup): the index is a loaded value, so the consumer reads the whole
+// table axis; a region whose bounds load `ids` would not be well formed.
+TEST(ComputeInline, AGatherProducerMakesTheConsumerReadTheWholeIndexedAxis) {
+  PrimFunc f = ParseFunc(R"(@prim_func
+def gather(W: Buffer((10, 4), float32), ids: Buffer((3,), int64), P: Buffer((3, 4), float32), C: Buffer((3, 4), float32)):
+    with block("root"):
+        reads()
+        writes()
+        T = alloc_buffer((3, 4), float32)
+        for i in range(3):
+            for j in range(4):
+                with block("T"):
+                    vi = axis.spatial(3, i)
+                    vj = axis.spatial(4, j)
+                    reads(ids[vi], W[0:10, vj])
+                    writes(T[vi, vj])
+                    T[vi, vj] = select(min(max(ids[vi], 0), 9) >= 0, W[min(max(ids[vi], 0), 9), vj], W[0, vj])
+        for i in range(3):
+            for j in range(4):
+                with block("C"):
+                    vi = axis.spatial(3, i)
+                    vj = axis.spatial(4, j)
+                    reads(T[vi, vj], P[vi, vj])
+                    writes(C[vi, vj])
+                    C[vi, vj] = T[vi, vj] + P[vi, vj]
+)");
+  Schedule sch(f);
+  sch.ComputeInline(sch.GetBlock("T"));
+  std::string text = Print(sch.func());
+  EXPECT_NE(text.find("W[0:10, vj]"), std::string::npos) << text;
+  EXPECT_EQ(text.find("W[0:min"), std::string::npos) << text;
+  ExpectTraceRoundTrip(sch, f);
+  ExpectSameNumbers(f, sch.func());
+}
+
 }  // namespace
 }  // namespace tirtune

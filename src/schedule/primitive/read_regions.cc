@@ -22,6 +22,26 @@ bool SameRegion(const BufferRegion& a, const BufferRegion& b) {
   return true;
 }
 
+// Whether `e` loads from a buffer.
+bool LoadsMemory(const Expr& e) {
+  bool found = false;
+  PostOrderVisit(
+      e, [&](const Object* node) { found = found || node->kind() == NodeKind::kBufferLoad; });
+  return found;
+}
+
+// `region` with every dimension whose bounds load from a buffer (a gather's data-dependent
+// index) widened to the whole dimension: a block's regions must not read memory.
+BufferRegion WithoutDataDependentBounds(BufferRegion region) {
+  for (size_t d = 0; d < region.region.size(); ++d) {
+    if (LoadsMemory(region.region[d].min) || LoadsMemory(region.region[d].extent)) {
+      const Expr& extent = region.buffer->shape[d];
+      region.region[d] = Range::FromMinExtent(IntImm(extent.dtype(), 0), extent);
+    }
+  }
+  return region;
+}
+
 // Collects one region per wanted buffer while tracking the loops entered inside the statement.
 class LoadCollector : public StmtVisitor {
  public:
@@ -41,8 +61,9 @@ class LoadCollector : public StmtVisitor {
       return UsesVar(
           e, [&](const VarNode* v) { return loops_.count(Var(ObjectPtr<const VarNode>(v))) > 0; });
     });
-    BufferRegion region = uses_inner_loop ? arith::EvalBufferRegion(op->buffer, op->indices, loops_)
-                                          : BufferRegion::Point(op->buffer, op->indices);
+    BufferRegion region = WithoutDataDependentBounds(
+        uses_inner_loop ? arith::EvalBufferRegion(op->buffer, op->indices, loops_)
+                        : BufferRegion::Point(op->buffer, op->indices));
     for (BufferRegion& r : regions) {
       if (r.buffer.same_as(op->buffer)) {
         r = UnionRegion(r, region);
@@ -67,7 +88,7 @@ std::vector<BufferRegion> LoadedRegions(const Stmt& stmt,
 }
 
 BufferRegion UnionRegion(const BufferRegion& a, const BufferRegion& b) {
-  if (SameRegion(a, b)) return a;
+  if (SameRegion(a, b)) return WithoutDataDependentBounds(a);
   arith::Analyzer analyzer;
   BufferRegion out{a.buffer, {}};
   for (size_t d = 0; d < a.region.size(); ++d) {
@@ -82,7 +103,7 @@ BufferRegion UnionRegion(const BufferRegion& a, const BufferRegion& b) {
     const Expr& extent = a.buffer->shape[d];
     out.region.push_back(range ? *range : Range::FromMinExtent(IntImm(extent.dtype(), 0), extent));
   }
-  return out;
+  return WithoutDataDependentBounds(std::move(out));
 }
 
 std::vector<BufferRegion> SpliceRegions(const std::vector<BufferRegion>& regions,

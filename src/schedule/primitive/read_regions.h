@@ -13,12 +13,13 @@ namespace tirtune {
 
 /// One region per buffer for which `want` holds, in order of first load in `stmt`. A buffer
 /// loaded at one index tuple gets that point; loaded at several, their per-dimension hull.
-/// Indices that use variables of loops inside `stmt` are relaxed over those loops.
+/// Indices that use variables of loops inside `stmt` are relaxed over those loops; a dimension
+/// indexed by a loaded value (a gather) covers the whole buffer dimension.
 std::vector<BufferRegion> LoadedRegions(const Stmt& stmt,
                                         const std::function<bool(const BufferNode*)>& want);
 
 /// The smallest region covering both (regions of the same buffer); a dimension whose hull cannot
-/// be bounded covers the whole buffer dimension.
+/// be bounded, or whose bounds would load from a buffer, covers the whole buffer dimension.
 BufferRegion UnionRegion(const BufferRegion& a, const BufferRegion& b);
 
 /// `regions` without the entries of `removed` (may be undefined), with `added` merged in: the
