@@ -11,6 +11,8 @@ bash scripts/setup.sh
 
 werror=OFF
 if [ "${CI:-}" = "true" ]; then werror=ON; fi
-cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTIRTUNE_WERROR="$werror"
+# Tests on explicitly: scripts/demo.sh shares the build directory and turns them off.
+cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTIRTUNE_WERROR="$werror" \
+  -DTIRTUNE_BUILD_TESTS=ON
 cmake --build "$BUILD_DIR" -j "$JOBS"
 ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$JOBS" --timeout 600
