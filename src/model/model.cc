@@ -10,15 +10,7 @@
 
 namespace tirtune::model {
 
-graph::Graph FuseModel(const graph::Graph& graph) {
-  graph::Graph g = graph::SimplifyInference(graph);
-  g = graph::LegalizeOps(g);
-  g = graph::AnnotateOpPattern(g);
-  g = graph::FoldConstants(g);
-  g = graph::FuseOps(g);
-  g = graph::FuseTIR(g);
-  return graph::EliminateDeadCode(g);
-}
+graph::Graph FuseModel(const graph::Graph& graph) { return graph::RunPipeline(graph); }
 
 ModelTasks ExtractModelTasks(graph::Graph fused) {
   ModelTasks result;

@@ -40,14 +40,7 @@ Graph SmallNetwork() {
 TEST(PipelineTest, EveryPassKeepsTheOutputs) {
   Graph model = SmallNetwork();
   Graph g = model;
-  for (auto [name, pass] : std::vector<std::pair<const char*, Graph (*)(const Graph&)>>{
-           {"SimplifyInference", SimplifyInference},
-           {"LegalizeOps", LegalizeOps},
-           {"AnnotateOpPattern", AnnotateOpPattern},
-           {"FoldConstants", FoldConstants},
-           {"FuseOps", [](const Graph& x) { return FuseOps(x); }},
-           {"FuseTIR", FuseTIR},
-           {"EliminateDeadCode", EliminateDeadCode}}) {
+  for (auto [name, pass] : PipelinePasses()) {
     g = pass(g);
     EXPECT_NO_THROW(ValidateGraph(g)) << name;
     EXPECT_TRUE(SameResults(model, g, /*seed=*/11, /*tol=*/1e-5)) << name;

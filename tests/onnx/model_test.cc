@@ -134,14 +134,7 @@ TEST(OnnxModelTest, EveryGraphPassKeepsTheOutputs) {
   std::vector<NDArray> inputs = MakeRandomInputs(model, 5);
   NDArray expected = RunGraph(model, inputs)[0];
   Graph g = model;
-  for (auto [name, pass] : std::vector<std::pair<const char*, Graph (*)(const Graph&)>>{
-           {"SimplifyInference", SimplifyInference},
-           {"LegalizeOps", LegalizeOps},
-           {"AnnotateOpPattern", AnnotateOpPattern},
-           {"FoldConstants", FoldConstants},
-           {"FuseOps", [](const Graph& x) { return FuseOps(x); }},
-           {"FuseTIR", FuseTIR},
-           {"EliminateDeadCode", EliminateDeadCode}}) {
+  for (auto [name, pass] : PipelinePasses()) {
     g = pass(g);
     ASSERT_NO_THROW(ValidateGraph(g)) << name;
     NDArray actual = RunGraph(g, inputs)[0];

@@ -67,4 +67,15 @@ Graph FoldConstants(const Graph& graph);
 /// Removes calls and constants that no output depends on; inputs stay (dead_code.cc).
 Graph EliminateDeadCode(const Graph& graph);
 
+/// One pass of the model pipeline, by name.
+struct NamedPass {
+  const char* name;
+  Graph (*run)(const Graph&);
+};
+/// The model pipeline's passes in their order, SimplifyInference to EliminateDeadCode, with
+/// default configurations (pipeline.cc).
+const std::vector<NamedPass>& PipelinePasses();
+/// Every pass of PipelinePasses() applied in turn.
+Graph RunPipeline(const Graph& graph);
+
 }  // namespace tirtune::graph
