@@ -9,20 +9,12 @@
 #include <sstream>
 #include <string>
 
+#include "../common/cli_run.h"
+
 namespace {
 
-struct Result {
-  int exit_code;
-  std::string out;
-  std::string err;
-};
-
-std::string ReadAll(const std::filesystem::path& p) {
-  std::ifstream in(p);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using Result = tirtune::testing::CliResult;
+using tirtune::testing::ReadFile;
 
 class Cli : public ::testing::Test {
  protected:
@@ -34,12 +26,7 @@ class Cli : public ::testing::Test {
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
 
-  Result Run(const std::string& args) {
-    std::string out = (dir_ / "stdout").string(), err = (dir_ / "stderr").string();
-    std::string cmd = std::string(TIRTUNE_BIN) + " " + args + " > " + out + " 2> " + err;
-    int status = std::system(cmd.c_str());
-    return {WEXITSTATUS(status), ReadAll(out), ReadAll(err)};
-  }
+  Result Run(const std::string& args) { return tirtune::testing::RunCli(TIRTUNE_BIN, args, dir_); }
 
   std::string Write(const std::string& name, const std::string& text) {
     std::filesystem::path p = dir_ / name;
@@ -207,7 +194,7 @@ TEST_F(Cli, TuneStoresEveryTrialAndReportsTheBest) {
   EXPECT_EQ(j["tasks"][0]["trials"], 8);
   EXPECT_GT(j["tasks"][0]["best_gflops"].get<double>(), 0);
   EXPECT_TRUE(j["tasks"][0]["best_trace"].is_object());
-  EXPECT_NE(ReadAll(db + ".log").find("task 'gemm:16,16,16'"), std::string::npos);
+  EXPECT_NE(ReadFile(db + ".log").find("task 'gemm:16,16,16'"), std::string::npos);
   Result list = Run("db list --db " + db + " --json");
   ASSERT_EQ(list.exit_code, 0) << list.err;
   EXPECT_EQ(nlohmann::json::parse(list.out)[0]["targets"][0]["records"], 8) << list.out;

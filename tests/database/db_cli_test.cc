@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "../common/cli_run.h"
 #include "test_records.h"
 #include "tirtune/ir/structural_equal.h"
 
@@ -17,22 +18,11 @@ using json = nlohmann::json;
 using testing::Gemm;
 using testing::MakeRecord;
 using testing::TempDir;
+using Result = testing::CliResult;
+using testing::ReadFile;
 
 constexpr const char* kCpu = "llvm -mcpu=znver5 -num-cores=2";
 constexpr const char* kOtherCpu = "llvm -mcpu=znver4";
-
-std::string ReadAll(const std::string& p) {
-  std::ifstream in(p);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-struct Result {
-  int exit_code;
-  std::string out;
-  std::string err;
-};
 
 class DbCli : public ::testing::Test {
  protected:
@@ -49,12 +39,7 @@ class DbCli : public ::testing::Test {
                        MakeRecord(w, kOtherCpu, 4, {5e-3}), MakeRecord(other, kCpu, 5, {2e-3})});
   }
 
-  Result Run(const std::string& args) {
-    std::string out = dir_.File("stdout"), err = dir_.File("stderr");
-    std::string cmd = bin_ + " " + args + " > " + out + " 2> " + err;
-    int status = std::system(cmd.c_str());
-    return {WEXITSTATUS(status), ReadAll(out), ReadAll(err)};
-  }
+  Result Run(const std::string& args) { return testing::RunCli(bin_, args, dir_.path()); }
 
   TempDir dir_;
   std::string bin_;
@@ -133,8 +118,8 @@ TEST_F(DbCli, ExportAndImportRoundTripAndImportingTwiceAddsNothing) {
     }
     return out;
   };
-  EXPECT_EQ(records(ReadAll(out)), records(ReadAll(again)));
-  EXPECT_FALSE(records(ReadAll(out)).empty());
+  EXPECT_EQ(records(ReadFile(out)), records(ReadFile(again)));
+  EXPECT_FALSE(records(ReadFile(out)).empty());
 }
 
 TEST_F(DbCli, PruneKeepsTheBestPerWorkloadAndTarget) {

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "../common/cli_run.h"
 #include "model_testing.h"
 #include "tirtune/graph/executor.h"
 #include "tirtune/graph/onnx_import.h"
@@ -21,34 +22,17 @@ namespace fs = std::filesystem;
 using testing::OneTask;
 using testing::SmallCnn;
 using testing::WriteModel;
+using Result = tirtune::testing::CliResult;
+using tirtune::testing::ReadFile;
 
 const char kTarget[] = "--target \"llvm -num-cores=1\"";
-
-struct Result {
-  int exit_code;
-  std::string out;
-  std::string err;
-  nlohmann::json Json() const { return nlohmann::json::parse(out); }
-};
-
-std::string ReadAll(const fs::path& p) {
-  std::ifstream in(p);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 class ModelCli : public ::testing::Test {
  protected:
   void SetUp() override { dir_ = testing::TestDir("tirtune_model_cli_test_"); }
   void TearDown() override { fs::remove_all(dir_); }
 
-  Result Run(const std::string& args) {
-    std::string out = (dir_ / "stdout").string(), err = (dir_ / "stderr").string();
-    std::string cmd = std::string(TIRTUNE_BIN) + " " + args + " > " + out + " 2> " + err;
-    int status = std::system(cmd.c_str());
-    return {WEXITSTATUS(status), ReadAll(out), ReadAll(err)};
-  }
+  Result Run(const std::string& args) { return tirtune::testing::RunCli(TIRTUNE_BIN, args, dir_); }
   std::string Path(const std::string& name) const { return (dir_ / name).string(); }
 
   fs::path dir_;

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "../common/cli_run.h"
 #include "../database/test_records.h"
 
 namespace tirtune {
@@ -16,6 +17,8 @@ namespace {
 using testing::Gemm;
 using testing::MakeRecord;
 using testing::TempDir;
+using Result = testing::CliResult;
+using testing::ReadFile;
 
 constexpr const char* kCpu = "llvm -mcpu=znver4 -num-cores=2";
 
@@ -27,19 +30,6 @@ constexpr const char* kBench = R"({
                  "baselines": {"onednn": {"latency_s": 2e-6}}}]
 })";
 
-std::string ReadAll(const std::string& p) {
-  std::ifstream in(p);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-struct Result {
-  int exit_code;
-  std::string out;
-  std::string err;
-};
-
 class ReportCli : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -50,12 +40,7 @@ class ReportCli : public ::testing::Test {
                        MakeRecord(w, kCpu, 3, {}, RecordStatus::kBuildError)});
   }
 
-  Result Run(const std::string& args) {
-    std::string out = dir_.File("stdout"), err = dir_.File("stderr");
-    std::string cmd = std::string(TIRTUNE_BIN) + " " + args + " > " + out + " 2> " + err;
-    int status = std::system(cmd.c_str());
-    return {WEXITSTATUS(status), ReadAll(out), ReadAll(err)};
-  }
+  Result Run(const std::string& args) { return testing::RunCli(TIRTUNE_BIN, args, dir_.path()); }
 
   std::string Write(const std::string& name, const std::string& text) {
     std::string path = dir_.File(name);
@@ -85,7 +70,7 @@ TEST_F(ReportCli, WritesOneHtmlFile) {
   Result r = Run("report --db " + db_ + " -o " + html + " --title 'My run'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("wrote " + html), std::string::npos) << r.out;
-  std::string text = ReadAll(html);
+  std::string text = ReadFile(html);
   EXPECT_EQ(text.rfind("<!DOCTYPE html>", 0), 0u);
   EXPECT_NE(text.find("<title>My run</title>"), std::string::npos);
   EXPECT_NE(text.find("SQLite database"), std::string::npos);
@@ -99,7 +84,7 @@ TEST_F(ReportCli, BenchResultsAddTheComparison) {
   Result r = Run("report --db " + db_ + " --bench " + bench + " -o " + html + " --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(nlohmann::json::parse(r.out)["file"], html);
-  std::string text = ReadAll(html);
+  std::string text = ReadFile(html);
   EXPECT_NE(text.find("<section id=\"comparison\">"), std::string::npos);
   EXPECT_NE(text.find("<td class=\"num ratio faster\">2.000</td>"), std::string::npos);
 }
@@ -122,7 +107,7 @@ TEST_F(ReportCli, BadBenchResultsNameTheFieldAndLeaveTheOldReport) {
   Result r = Run("report --db " + db_ + " --bench " + bench + " -o " + html);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find(bench + ": workloads[0].group: missing"), std::string::npos) << r.err;
-  EXPECT_EQ(ReadAll(html), "old report");
+  EXPECT_EQ(ReadFile(html), "old report");
   EXPECT_EQ(OtherFiles(), (std::vector<std::string>{"report.html", "results.json"}));
 }
 
