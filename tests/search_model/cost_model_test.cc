@@ -77,9 +77,9 @@ TEST(XGBoostModel, BothObjectivesLearnAPackSumTarget) {
   }
 }
 
-TEST(XGBoostModel, TheRankObjectiveComparesCandidatesOnlyWithinTheirTask) {
-  // Two tasks whose times differ by 1000x: pairs across them would teach the model the task
-  // (which the features cannot tell apart), not the ranking within each.
+TEST(XGBoostModel, TheRankObjectiveRanksATaskWhateverItsTimeScale) {
+  // Two tasks with the same candidates, one 1000x slower: the labels are normalized per task and
+  // pairs are drawn within a task, so the slow task's candidates rank as well as the fast one's.
   std::vector<CostSample> samples = SyntheticSamples("a", 200, /*seed=*/11);
   for (CostSample& s : SyntheticSamples("b", 200, /*seed=*/12)) {
     s.seconds *= 1000;
