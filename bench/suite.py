@@ -19,8 +19,14 @@ A workload that fails (no verified kernel, a baseline that crashes or computes t
 is recorded with what went wrong and the suite goes on; the exit status is 1 if any failed. The
 results file is rewritten after every workload. `bench/suite_table.py RESULTS` makes the table.
 
+A long run can be stopped (Ctrl-C, a machine going away) and continued with --resume and the
+same --db and -o: the workloads already in the results file are kept, the others (and the failed
+ones) are tuned with `tirtune tune --resume`, which counts the trials the database already holds
+for a workload against the budget, so an interrupted tuning goes on where it stopped.
+
 Examples:
   python3 bench/suite.py --budget quick -o results.json --db suite-db
+  python3 bench/suite.py --budget quick -o results.json --db suite-db --resume   # after a stop
   python3 bench/suite.py --trials 8 --pairs 1 --only 'gemm:256|softmax:256' -o /tmp/r.json --nice
   python3 bench/suite.py --check-baselines     # every baseline against its reference, small shapes
 """
@@ -218,28 +224,32 @@ class Suite:
         start = time.monotonic()
         out = self.run_json(
             [self.tirtune, "tune", "--workload", spec, "--trials", str(self.trials), "--db",
-             self.db, "--target", self.target, "--json"], log_path=logs)
+             self.db, "--target", self.target, "--json"]
+            + (["--resume"] if self.opts.resume else []), log_path=logs)
         seconds = time.monotonic() - start
         task = out["tasks"][0]
         return out, task, seconds
 
     def curve(self, workload_id, target, flops):
-        """Trials and seconds until the best so far reached 90% / 95% of the final best: the
-        records of the run in commit order, as src/report/tuning_curve.cc counts them."""
+        """The workload's trials and their statuses in the database (with --resume, those of
+        earlier runs too), and the trials and seconds until the best so far reached 90% / 95% of
+        the final best: the records in commit order, as src/report/tuning_curve.cc counts
+        them."""
         db = sqlite3.connect(f"file:{self.db}?mode=ro", uri=True)
         rows = db.execute(
             "SELECT r.status, r.median_secs, r.created_at FROM tuning_record r "
             "JOIN target t ON t.id = r.target_id WHERE r.workload_id = ? AND t.key = ? "
             "ORDER BY r.id", (workload_id, target)).fetchall()
         db.close()
-        trials, first, elapsed = [], None, 0.0
+        trials, first, elapsed, statuses = [], None, 0.0, {}
         for status, median, created in rows:
+            statuses[status] = statuses.get(status, 0) + 1
             first = created if first is None else first
             elapsed = max(elapsed, created - first)
             ok = status == "ok" and median is not None and median > 0
             trials.append((elapsed, flops / median if ok else None))
         speeds = [s for _, s in trials if s is not None]
-        out = {}
+        out = {"trials": len(rows), "statuses": statuses}
         for pct in (90, 95):
             goal = pct / 100 * max(speeds) if speeds else None
             hit = next((i for i, (_, s) in enumerate(trials) if s is not None and s >= goal),
@@ -307,19 +317,19 @@ class Suite:
             return dict(entry, status="failed", stage="tune", error=str(e))
         entry["flops"] = task["flops"]
         self.llvm_cpu = self.llvm_cpu or (re.findall(r"-mcpu=(\S+)", out["target"]) or [None])[0]
-        tirtune = {"trials": task["trials"], "tuning_s": round(tune_s, 1),
-                   "statuses": task["statuses"]}
+        tirtune = {"tuning_s": round(tune_s, 1)}
         tirtune.update({f"{k}_s": round(out[f"{k}_seconds"], 1) for k in ("search", "build", "run")
                         if f"{k}_seconds" in out})
         tirtune.update(self.curve(task["workload_id"], out["target"], task["flops"]))
         if "best_trace" not in task:
             return dict(entry, status="failed", stage="tune", tirtune_tuning=tirtune,
-                        error=f"no verified kernel in {task['trials']} trials: {task['statuses']}")
+                        error=f"no verified kernel in {tirtune['trials']} trials: "
+                        f"{tirtune['statuses']}")
         tirtune["tuning_best_s"] = task["best_seconds"]
         trace = os.path.join(self.work, "traces", safe + ".json")
         with open(trace, "w") as f:
             json.dump(task["best_trace"], f)
-        log(f"{tag}: tuned in {tune_s:.1f} s, {task['trials']} trials {task['statuses']}, "
+        log(f"{tag}: tuned in {tune_s:.1f} s, {tirtune['trials']} trials {tirtune['statuses']}, "
             f"best {task['best_seconds'] * 1e3:.4g} ms in tuning, 90% at trial "
             f"{tirtune['trials_to_90']}")
 
@@ -420,9 +430,9 @@ class Suite:
         else:
             self.work = tempfile.mkdtemp(prefix="tirtune-suite-")
         self.db = os.path.join(self.work, "tirtune.db")
-        if os.path.exists(self.db):
+        if os.path.exists(self.db) and not self.opts.resume:
             sys.exit(f"suite: {self.db} exists: its records would mix with this run's; remove "
-                     f"it or choose another --db directory")
+                     f"it, choose another --db directory, or continue that run with --resume")
         for d in ("logs", "traces"):
             os.makedirs(os.path.join(self.work, d), exist_ok=True)
 
@@ -436,23 +446,37 @@ class Suite:
         versions = self.versions()
         if self.tvm_version:
             versions["tvm"] = self.tvm_version
-        results = {
+        settings = {"pairs": self.opts.pairs, "threads": self.opts.threads,
+                    "target": self.target, "flush_cache": self.opts.flush_cache,
+                    "nice": self.opts.nice}
+        results = self.previous_results(settings) if self.opts.resume else None
+        done = set()
+        if results:
+            done = {w["name"] for w in results["workloads"]}
+            results["failed"] = [f for f in results["failed"] if f["name"] not in
+                                 {spec for spec, _, _ in specs}]  # tried again below
+            results.setdefault("resumed", []).append({
+                "at": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                "command": shlex.join(["python3", "bench/suite.py"] + argv),
+                "versions": versions})
+            log(f"resuming {self.opts.output}: {len(done)} workload(s) done, "
+                f"{sum(spec not in done for spec, _, _ in specs)} to go")
+        results = results or {
             "schema": "tirtune-bench/1",
             "created_at": datetime.datetime.now(datetime.timezone.utc)
             .strftime("%Y-%m-%dT%H:%M:%SZ"),
             "command": shlex.join(["python3", "bench/suite.py"] + argv),
             "budget": {"name": self.budget_name, "trials": self.trials},
             "machine": self.machine(), "versions": versions,
-            "settings": {"pairs": self.opts.pairs, "threads": self.opts.threads,
-                         "target": self.target, "flush_cache": self.opts.flush_cache,
-                         "nice": self.opts.nice},
-            "workloads": [], "failed": [],
+            "settings": settings, "workloads": [], "failed": [],
         }
         log(f"{len(specs)} workload(s), {self.trials} trials each, {self.opts.pairs} timing "
             f"pair(s), CPUs {self.cpus}; database {self.db}")
-        start = time.monotonic()
+        start = time.monotonic() - results.get("seconds", 0)
         try:
             for i, (spec, name, shape) in enumerate(specs, 1):
+                if spec in done:
+                    continue
                 entry = self.workload(i, len(specs), spec, name, shape)
                 if entry["status"] == "failed":
                     log(f"[{i}/{len(specs)}] {spec}: FAILED ({entry['stage']}): {entry['error']}")
@@ -467,11 +491,38 @@ class Suite:
             if not self.opts.db:
                 shutil.rmtree(self.work, ignore_errors=True)
         failed = len(results["failed"]) + sum(w["status"] != "ok" for w in results["workloads"])
-        log(f"done in {results['seconds']:.0f} s: {len(specs) - failed} ok, {failed} failed; "
-            f"{self.opts.output}")
+        log(f"done in {results.get('seconds', 0):.0f} s: {len(specs) - failed} ok, {failed} "
+            f"failed; {self.opts.output}")
         if self.opts.db:
             log(f"report: tirtune report --db {self.db} --bench {self.opts.output} -o report.html")
         return 1 if failed else 0
+
+    def previous_results(self, settings):
+        """The results file a --resume continues, or None when there is none yet; exits when it
+        was made with other settings or another budget, since its rows would not compare."""
+        path = self.opts.output
+        if not os.path.exists(path):
+            log(f"--resume: no {path} yet; starting it")
+            return None
+        try:
+            with open(path) as f:
+                results = json.load(f)
+        except (OSError, ValueError) as e:
+            sys.exit(f"suite: --resume: cannot read {path}: {e}")
+        if not isinstance(results, dict) or results.get("schema") != "tirtune-bench/1" or \
+                not isinstance(results.get("workloads"), list):
+            sys.exit(f"suite: --resume: {path} is not a tirtune-bench/1 results file")
+        trials = results.get("budget", {}).get("trials")
+        if trials != self.trials:
+            sys.exit(f"suite: --resume: {path} was run with {trials} trials per workload, "
+                     f"this run asks for {self.trials}")
+        theirs = results.get("settings", {})
+        for key, value in settings.items():
+            if theirs.get(key) != value:
+                sys.exit(f"suite: --resume: {path} was run with {key} = {theirs.get(key)!r}, "
+                         f"this run has {value!r}")
+        results.setdefault("failed", [])
+        return results
 
     def write(self, results):
         tmp = self.opts.output + ".tmp"
@@ -516,6 +567,9 @@ def parse(argv):
     p.add_argument("--db", metavar="DIR",
                    help="keep the tuning database (DIR/tirtune.db), traces and logs here "
                         "(default: a temporary directory, removed)")
+    p.add_argument("--resume", action="store_true",
+                   help="continue the run of --db and -o: keep the workloads already in the "
+                        "results file, tune the others with `tirtune tune --resume`")
     p.add_argument("--pairs", type=int, default=3, help="alternating timing rounds (default 3)")
     p.add_argument("--threads", type=int, default=2, help="threads of every side (default 2)")
     p.add_argument("--cpus", help="taskset CPU list (default: the first THREADS CPUs)")
@@ -553,6 +607,8 @@ def parse(argv):
         re.compile(opts.only or "")
     except re.error as e:
         p.error(f"--only: not a regular expression: {e}")
+    if opts.resume and not opts.db:
+        p.error("--resume needs the --db directory of the run it continues")
     if opts.trials is not None and opts.trials < 1:
         p.error("--trials must be positive")
     if opts.pairs < 1 or opts.threads < 1:
