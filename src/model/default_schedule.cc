@@ -5,11 +5,24 @@
 //   for n, h, w, co, rh, rw, rc:            for n_h_fused in parallel(N * H):
 //     C[n, h, w, co] += ...           →       for w, rh, rw, rc, co_0:
 //                                               for co_1 in vectorized(16): C[...] += ...
+//
+// A reduction whose last spatial iterator indexes a leading dimension of a load (dense with an
+// [N, K] weight: C[i, j] += A[i, k] * W[j, k]) would vectorize into gathers. When its innermost
+// loop reduces along the last dimension of every load instead, that loop is split by the vector
+// width and factored out (RFactor), so that the partial sums vectorize over contiguous data:
+//
+//   for i, j, k:                            for i in parallel, j, k_0:
+//     C[i, j] += A[i, k] * W[j, k]   →         for k_1 in vectorized(16):
+//                                                C_rf[i, j, k_1] += A[i, k_0*16 + k_1] * W[...]
+//                                           for i in parallel, j, k_1: C[i, j] += C_rf[i, j, k_1]
+//
+// Otherwise such a block keeps its loop order and is not vectorized.
 #include "tirtune/model/default_schedule.h"
 
 #include <string>
 #include <vector>
 
+#include "tirtune/ir/buffer.h"
 #include "tirtune/ir/functor.h"
 #include "tirtune/ir/stmt.h"
 
@@ -34,6 +47,72 @@ bool IsSpatialLoop(const BlockRealizeNode* realize, const ForNode* loop) {
 int64_t ConstExtent(const ForNode* loop) {
   const int64_t* extent = AsConstInt(loop->extent);
   return extent != nullptr ? *extent : -1;
+}
+
+bool Uses(const Expr& expr, const Object* var) {
+  bool uses = false;
+  PostOrderVisit(expr, [&](const Object* node) {
+    if (node == var) uses = true;
+  });
+  return uses;
+}
+
+// How the loads of a block's body index with the block iterator bound to `loop`.
+enum class Access {
+  kContiguous,  // no load indexes a leading dimension with it
+  kStrided,     // some load does: consecutive iterations are a row apart
+  kUnknown,     // `loop` binds no iterator alone
+};
+
+Access LoadAccess(const BlockRealizeNode* realize, const ForNode* loop) {
+  const BlockNode* block = realize->block.get();
+  const Object* var = nullptr;
+  for (size_t i = 0; i < block->iter_vars.size(); ++i) {
+    if (!Uses(realize->iter_values[i], loop->loop_var.get())) continue;
+    if (var != nullptr) return Access::kUnknown;
+    var = block->iter_vars[i].var.get();
+  }
+  if (var == nullptr) return Access::kUnknown;
+  Access access = Access::kContiguous;
+  PostOrderVisit(block->body, [&](const Object* node) {
+    if (node->kind() != NodeKind::kBufferLoad) return;
+    const auto* load = static_cast<const BufferLoadNode*>(node);
+    for (size_t d = 0; d + 1 < load->indices.size(); ++d) {
+      if (Uses(load->indices[d], var)) access = Access::kStrided;
+    }
+  });
+  return access;
+}
+
+void ParallelizeVectorize(Schedule& sch, const std::string& name, const Target& target);
+
+// The rfactor rewrite above for `name`, whose innermost loop `inner` reduces contiguously; false
+// (and nothing changed) when it does not apply.
+bool VectorizeByRFactor(Schedule& sch, const std::string& name, LoopRV inner, const Target& target,
+                        int64_t lanes) {
+  const BlockRealizeNode* realize = sch.Get(sch.GetBlock(name));
+  const ForNode* loop = sch.Get(inner);
+  int64_t extent = ConstExtent(loop);
+  // Long enough that lanes-wide partial sums pay for the final reduction over them.
+  if (extent < 4 * lanes || extent % lanes != 0 || IsSpatialLoop(realize, loop) ||
+      LoadAccess(realize, loop) != Access::kContiguous) {
+    return false;
+  }
+  Schedule trial = sch.Copy();
+  try {
+    std::vector<LoopRV> parts = trial.Split(inner, {std::monostate{}, int64_t{lanes}});
+    const int ndim = static_cast<int>(realize->block->writes.at(0).buffer->shape.size());
+    BlockRV rf = trial.RFactor(parts[1], /*factor_axis=*/ndim);
+    std::string rf_name = trial.Get(rf)->block->name;
+    ParallelizeVectorize(trial, rf_name, target);
+  } catch (const ScheduleError&) {
+    return false;
+  }
+  sch = std::move(trial);
+  // The final reduction over the partial sums: parallel, and scalar (its last spatial iterator
+  // is strided in the partial-sum buffer, and its reduction too short to factor again).
+  ParallelizeVectorize(sch, name, target);
+  return true;
 }
 
 // Step 1: inline every block into its consumers where ComputeInline allows (elementwise and
@@ -62,11 +141,17 @@ void ParallelizeVectorize(Schedule& sch, const std::string& name, const Target& 
 
   // A reduction whose innermost loops reduce (conv2d, dense): move the last spatial loop inside
   // them, so that the innermost loop walks consecutive outputs (and weights) and vectorizes.
+  const int64_t lanes = 16;  // float32 lanes of an AVX-512 register; LLVM splits if narrower
   int last_spatial = -1;
   for (size_t i = 0; i < loops.size(); ++i) {
     if (IsSpatialLoop(realize, sch.Get(loops[i]))) last_spatial = static_cast<int>(i);
   }
-  if (last_spatial >= 0 && last_spatial + 1 < static_cast<int>(loops.size())) {
+  bool vectorize = true;
+  if (last_spatial >= 0 && last_spatial + 1 < static_cast<int>(loops.size()) &&
+      LoadAccess(realize, sch.Get(loops[last_spatial])) == Access::kStrided) {
+    if (VectorizeByRFactor(sch, name, loops.back(), target, lanes)) return;
+    vectorize = false;  // keep the order: the innermost reduction at least reads rows
+  } else if (last_spatial >= 0 && last_spatial + 1 < static_cast<int>(loops.size())) {
     std::vector<LoopRV> order(loops.begin() + last_spatial + 1, loops.end());
     order.push_back(loops[last_spatial]);
     try {
@@ -78,10 +163,9 @@ void ParallelizeVectorize(Schedule& sch, const std::string& name, const Target& 
   }
 
   // The innermost loop: vectorize by the vector width when it is spatial with a constant extent.
-  const int64_t lanes = 16;  // float32 lanes of an AVX-512 register; LLVM splits if narrower
   const ForNode* inner = sch.Get(loops.back());
   int64_t inner_extent = ConstExtent(inner);
-  if (IsSpatialLoop(realize, inner) && inner_extent >= 4) {
+  if (vectorize && IsSpatialLoop(realize, inner) && inner_extent >= 4) {
     try {
       if (inner_extent > lanes && inner_extent % lanes == 0) {
         std::vector<LoopRV> parts =

@@ -20,6 +20,7 @@
 #include "tirtune/model/executor.h"
 #include "tirtune/model/npy.h"
 #include "tirtune/support/error.h"
+#include "tirtune/te/workload_registry.h"
 
 namespace tirtune::model {
 namespace {
@@ -188,6 +189,36 @@ TEST_F(ModelTest, DefaultScheduleInlinesParallelizesAndVectorizes) {
   Interpret(sch.func(), args);
   VerifyResult v = CompareArrays("out", expected.back(), args.back(), Tolerance{1e-5, 1e-6});
   EXPECT_TRUE(v.ok) << v.message;
+}
+
+// The schedule of `spec` by DefaultSchedule, checked against the interpreter; returns its text.
+std::string DefaultScheduleChecked(const std::string& spec) {
+  Workload w = MakeWorkload(spec);
+  Schedule sch = DefaultSchedule(w.func, Target::Parse("llvm -num-cores=2"));
+  std::vector<NDArray> expected = MakeRandomArgs(w.func, 5);
+  std::vector<NDArray> args = MakeRandomArgs(w.func, 5);
+  Interpret(w.func, expected);
+  Interpret(sch.func(), args);
+  VerifyResult v = CompareArrays(spec, expected.back(), args.back(), Tolerance{1e-4, 1e-5});
+  EXPECT_TRUE(v.ok) << v.message;
+  return Print(sch.func());
+}
+
+TEST_F(ModelTest, DefaultScheduleVectorizesADenseWithRowMajorWeightsAlongItsRows) {
+  // Y[i, j] += X[i, k] * W[j, k]: vectorizing j would gather W's column; the k loop is split by
+  // 16 and factored out instead, and the partial sums vectorize over contiguous rows.
+  std::string text = DefaultScheduleChecked("dense:4,8,128");
+  EXPECT_NE(text.find("_rf"), std::string::npos) << text;
+  EXPECT_NE(text.find("vectorized"), std::string::npos) << text;
+  EXPECT_NE(text.find("parallel"), std::string::npos) << text;
+  // Too short a reduction to factor: the order stays, nothing is vectorized (no gathers).
+  text = DefaultScheduleChecked("dense:4,8,32");
+  EXPECT_EQ(text.find("_rf"), std::string::npos) << text;
+  EXPECT_EQ(text.find("vectorized"), std::string::npos) << text;
+  // A GEMM with a [K, N] operand still vectorizes its output rows, without rfactor.
+  text = DefaultScheduleChecked("gemm:4,32,64");
+  EXPECT_EQ(text.find("_rf"), std::string::npos) << text;
+  EXPECT_NE(text.find("vectorized"), std::string::npos) << text;
 }
 
 TEST_F(ModelTest, NpyRoundTrips) {
