@@ -1,6 +1,8 @@
 // SpaceGenerator: PostOrderApply (every rule over every block, consumers first, forking the
 // schedules a rule returns), the replay of a candidate trace with its postprocessing, and
 // WithoutDecisions.
+#include <fmt/format.h>
+
 #include <string>
 #include <utility>
 
@@ -66,15 +68,31 @@ std::vector<Schedule> SpaceGenerator::GenerateDesignSpaces(const PrimFunc& func,
 std::optional<Schedule> SpaceGenerator::ReplayAndPostprocess(const PrimFunc& func,
                                                              const Trace& trace,
                                                              uint64_t seed) const {
+  return Replay(func, trace, seed, nullptr);
+}
+
+std::string SpaceGenerator::WhyRejected(const PrimFunc& func, const Trace& trace,
+                                        uint64_t seed) const {
+  std::string why;
+  Replay(func, trace, seed, &why);
+  return why;
+}
+
+std::optional<Schedule> SpaceGenerator::Replay(const PrimFunc& func, const Trace& trace,
+                                               uint64_t seed, std::string* why) const {
   Schedule sch(func, seed);
   try {
     trace.ApplyTo(sch, /*decisions=*/{}, /*remove_postproc=*/true);
-  } catch (const ScheduleError&) {
+  } catch (const ScheduleError& e) {
+    if (why != nullptr) *why = fmt::format("replaying the design space failed: {}", e.what());
     return std::nullopt;
   }
   sch.EnterPostproc();
   for (const std::shared_ptr<Postproc>& postproc : postprocs_) {
-    if (!postproc->Apply(sch)) return std::nullopt;
+    if (!postproc->Apply(sch)) {
+      if (why != nullptr) *why = fmt::format("the postprocessor {} rejected it", postproc->name());
+      return std::nullopt;
+    }
   }
   return sch;
 }

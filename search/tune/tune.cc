@@ -80,13 +80,33 @@ struct TaskState {
   MeasureTask measure;
   std::unique_ptr<SearchStrategy> strategy;
   std::string model_group;  // the cost model's task key: the workload's structural hash
+  std::vector<Trace> design_spaces;
 };
+
+// Why a task's design spaces yield no valid sample: the first rejection among a few samples of
+// each space (the strategies only see that nothing came back); empty when one of them is valid,
+// i.e. the space is merely used up.
+std::string WhyNoSample(const SpaceGenerator& space, const TaskState& s, uint64_t seed) {
+  if (s.design_spaces.empty()) return "the schedule rules made no design space";
+  std::string first;
+  for (uint64_t k = 0; k < 4; ++k) {
+    for (size_t i = 0; i < s.design_spaces.size(); ++i) {
+      std::string why = space.WhyRejected(s.func, s.design_spaces[i], seed + k);
+      if (why.empty()) return "";
+      if (first.empty()) {
+        first = fmt::format("design space {} of {}: {}", i + 1, s.design_spaces.size(), why);
+      }
+    }
+  }
+  return first;
+}
 
 void CheckOptions(const TuneOptions& o) {
   if (o.max_trials < 1)
     throw UserError(fmt::format("--trials must be positive, got {}", o.max_trials));
-  if (o.trials_per_round < 1) {
-    throw UserError(fmt::format("trials per round must be positive, got {}", o.trials_per_round));
+  if (o.trials_per_round < 0) {
+    throw UserError(fmt::format("trials per round must be positive (or 0 for the default), got {}",
+                                o.trials_per_round));
   }
   const EvolutionaryConfig& e = o.evolutionary;
   if (e.population_size < 1) {
@@ -119,6 +139,13 @@ void CheckOptions(const TuneOptions& o) {
 }
 
 }  // namespace
+
+int DefaultTrialsPerRound(int budget, size_t num_tasks) {
+  constexpr int kMax = 64, kMin = 8;
+  if (num_tasks <= 1) return kMax;
+  int half_share = static_cast<int>(budget / (2 * static_cast<int64_t>(num_tasks)));
+  return std::clamp(half_share / kMin * kMin, kMin, kMax);
+}
 
 std::optional<Schedule> ReplayRecord(const PrimFunc& func, const nlohmann::json& trace_json) {
   try {
@@ -207,6 +234,7 @@ TuneResult Tune(const std::vector<TuneTask>& tasks, Database& db, const TuneOpti
 
     s.measure = MakeMeasureTask(task.func, options.target, options.seed);
     std::vector<Schedule> spaces = space.GenerateDesignSpaces(task.func, options.seed + t);
+    for (const Schedule& d : spaces) s.design_spaces.push_back(d.trace());
     if (options.strategy == "evolutionary") {
       s.strategy = MakeEvolutionarySearch(&space, model.get(), features, options.evolutionary,
                                           options.seed + 7919 * (t + 1));
@@ -233,6 +261,12 @@ TuneResult Tune(const std::vector<TuneTask>& tasks, Database& db, const TuneOpti
   std::unique_ptr<TaskScheduler> scheduler = options.task_scheduler == "gradient"
                                                  ? MakeGradientBased(weights, 0.2, 3, options.seed)
                                                  : MakeRoundRobin(tasks.size());
+  const int per_round = options.trials_per_round > 0 ? options.trials_per_round
+                                                     : DefaultTrialsPerRound(budget, tasks.size());
+  if (options.trials_per_round == 0 && tasks.size() > 1) {
+    log(fmt::format("batches of {} candidates ({} tasks share {} trials)", per_round, tasks.size(),
+                    budget));
+  }
   int done = 0;
   // What the cost model learned is kept even when the run ends with an error.
   struct SaveModelOnExit {
@@ -254,7 +288,7 @@ TuneResult Tune(const std::vector<TuneTask>& tasks, Database& db, const TuneOpti
     int t = scheduler->NextTask();
     if (t < 0) break;
     TaskState& s = states[t];
-    int n = std::min(options.trials_per_round, budget - done);
+    int n = std::min(per_round, budget - done);
 
     auto search_start = Clock::now();
     std::vector<Schedule> candidates;
@@ -274,7 +308,16 @@ TuneResult Tune(const std::vector<TuneTask>& tasks, Database& db, const TuneOpti
     if (candidates.empty()) {
       s.result.stopped = "exhausted";
       scheduler->Terminate(t);
-      log(fmt::format("task '{}': no new candidate; its space is exhausted", s.result.name));
+      std::string why = s.result.trials + s.result.trials_before == 0
+                            ? WhyNoSample(space, s, options.seed)
+                            : std::string();
+      if (why.empty()) {
+        log(fmt::format("task '{}': no new candidate; its space is exhausted", s.result.name));
+      } else {
+        s.result.stopped = "no valid candidate: " + why;
+        log(fmt::format("task '{}': no valid candidate, every sample is rejected; e.g. {}",
+                        s.result.name, why));
+      }
       continue;
     }
 

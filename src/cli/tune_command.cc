@@ -239,8 +239,9 @@ void AddTuneCommand(CLI::App& app, const GlobalOptions& global) {
   cmd->add_option("--cost-model", opts->options.cost_model, "xgb or random")->capture_default_str();
   cmd->add_option("--task-scheduler", opts->options.task_scheduler, "gradient or round-robin")
       ->capture_default_str();
-  cmd->add_option("--trials-per-round", opts->options.trials_per_round, "candidates per batch")
-      ->capture_default_str();
+  cmd->add_option("--trials-per-round", opts->options.trials_per_round,
+                  "candidates per batch (default: 64 for one task; with several, about half "
+                  "of each task's share of --trials, 8 to 64)");
   cmd->add_option("--population", opts->options.evolutionary.population_size,
                   "schedules per generation of the evolutionary search")
       ->capture_default_str();

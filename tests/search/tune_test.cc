@@ -1,7 +1,8 @@
 // The tuning loop end to end on a small GEMM: real design space, compilation, runner and SQLite
 // database. Checked: every trial is stored with its status, the best record replays to a correct
 // kernel, a resumed run counts what is stored and proposes nothing already measured, a stop
-// request ends the run after the current batch with that batch committed, bad options are errors.
+// request ends the run after the current batch with that batch committed, bad options are errors;
+// and the default batch size of one and of several tasks.
 #include "tirtune/search/tune.h"
 
 #include <gtest/gtest.h>
@@ -113,6 +114,19 @@ TEST_F(TuneTest, BadOptionsAreUserErrors) {
   o.strategy = "annealing";
   EXPECT_THROW(Tune({SmallGemm()}, *db, o), UserError);
   EXPECT_THROW(Tune({}, *db, SmallOptions(8)), UserError);
+  o = SmallOptions(8);
+  o.trials_per_round = -1;
+  EXPECT_THROW(Tune({SmallGemm()}, *db, o), UserError);
+}
+
+TEST(DefaultTrialsPerRound, OneTaskGets64AndSeveralAboutHalfTheirShareInMultiplesOf8) {
+  EXPECT_EQ(DefaultTrialsPerRound(1000, 1), 64);
+  EXPECT_EQ(DefaultTrialsPerRound(20, 1), 64);     // the budget still caps the batch
+  EXPECT_EQ(DefaultTrialsPerRound(2000, 29), 32);  // ResNet-50: 2000 / 58 = 34
+  EXPECT_EQ(DefaultTrialsPerRound(300, 9), 16);
+  EXPECT_EQ(DefaultTrialsPerRound(10000, 2), 64);
+  EXPECT_EQ(DefaultTrialsPerRound(100, 20), 8);
+  EXPECT_EQ(DefaultTrialsPerRound(0, 5), 8);
 }
 
 }  // namespace

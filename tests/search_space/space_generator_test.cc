@@ -1,6 +1,6 @@
-// SpaceGenerator's replay with postprocessing, WithoutDecisions, the CPU configuration of a
-// target, and the two trace behaviours the search relies on: a location decision that inlines
-// still replays as a compute_at of the sampled location.
+// SpaceGenerator's replay with postprocessing (and why it rejects a sample), WithoutDecisions, the
+// CPU configuration of a target, and the two trace behaviours the search relies on: a location
+// decision that inlines still replays as a compute_at of the sampled location.
 #include <gtest/gtest.h>
 
 #include "ir_texts.h"
@@ -59,6 +59,27 @@ TEST(ReplayAndPostprocess, RejectsAnInvalidDecision) {
     }
   }
   EXPECT_FALSE(gen.ReplayAndPostprocess(f, trace, 1).has_value());
+  std::string why = gen.WhyRejected(f, trace, 1);
+  EXPECT_NE(why.find("replaying the design space failed"), std::string::npos) << why;
+  EXPECT_EQ(gen.WhyRejected(f, WithoutDecisions(trace), 1), "");  // valid once re-sampled
+}
+
+// A postprocessor that rejects everything, for WhyRejected's naming of it.
+class RejectAll : public Postproc {
+ public:
+  std::string name() const override { return "RejectAll"; }
+  bool Apply(Schedule&) override { return false; }
+};
+
+TEST(ReplayAndPostprocess, WhyRejectedNamesTheRejectingPostprocessor) {
+  PrimFunc f = Parse(testing::kGemm);
+  SpaceGenerator base = SpaceGenerator::DefaultCpu(TestConfig());
+  std::vector<std::shared_ptr<Postproc>> postprocs = base.postprocs();
+  postprocs.push_back(std::make_shared<RejectAll>());
+  SpaceGenerator gen(base.rules(), postprocs, base.mutators());
+  Trace space = WithoutDecisions(gen.GenerateDesignSpaces(f, 1)[0].trace());
+  EXPECT_FALSE(gen.ReplayAndPostprocess(f, space, 3).has_value());
+  EXPECT_EQ(gen.WhyRejected(f, space, 3), "the postprocessor RejectAll rejected it");
 }
 
 TEST(WithoutDecisions, DropsDecisionsUnusedLookupsAndPostprocessing) {

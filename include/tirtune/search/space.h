@@ -130,12 +130,19 @@ class SpaceGenerator {
   /// ScheduleError or a postprocessor rejects the result.
   std::optional<Schedule> ReplayAndPostprocess(const PrimFunc& func, const Trace& trace,
                                                uint64_t seed) const;
+  /// Why ReplayAndPostprocess(func, trace, seed) gives nullopt: the replay's schedule error, or
+  /// the postprocessor that rejected the sample; empty when it gives a schedule. For messages
+  /// when a task's space yields nothing valid.
+  std::string WhyRejected(const PrimFunc& func, const Trace& trace, uint64_t seed) const;
 
   const std::vector<std::shared_ptr<ScheduleRule>>& rules() const { return rules_; }
   const std::vector<std::shared_ptr<Postproc>>& postprocs() const { return postprocs_; }
   const std::vector<MutatorWithProb>& mutators() const { return mutators_; }
 
  private:
+  std::optional<Schedule> Replay(const PrimFunc& func, const Trace& trace, uint64_t seed,
+                                 std::string* why) const;
+
   std::vector<std::shared_ptr<ScheduleRule>> rules_;
   std::vector<std::shared_ptr<Postproc>> postprocs_;
   std::vector<MutatorWithProb> mutators_;
