@@ -14,11 +14,13 @@
 #include <llvm/TargetParser/Host.h>
 #include <llvm/TargetParser/SubtargetFeature.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstring>
 #include <mutex>
+#include <unordered_set>
 
 #include "llvm_codegen.h"
 #include "llvm_target_info.h"
@@ -319,6 +321,26 @@ bool IsKnownFeature(const std::string& name) {
 std::string HostCpuName() {
   codegen::InitializeLLVM();
   return llvm::sys::getHostCPUName().str();
+}
+
+std::vector<std::string> TargetFeaturesMissingOnHost(const Target& target) {
+  codegen::MachineDesc d = codegen::Describe(target);
+  std::unique_ptr<llvm::MCSubtargetInfo> info(
+      codegen::NativeTarget().createMCSubtargetInfo(d.triple, d.cpu, d.features));
+  TT_ICHECK(info != nullptr, "LLVM has no subtarget for {}", target.str());
+  // The host's detection names every instruction-set feature it knows, present or not; tuning
+  // flags (which differ between CPU models that run the same code) are not among them.
+  // (checkFeatures aborts on a name the target does not know, so only known ones are asked.)
+  std::unordered_set<std::string> known;
+  for (const llvm::SubtargetFeatureKV& kv : info->getAllProcessorFeatures()) known.insert(kv.Key);
+  std::vector<std::string> missing;
+  for (const auto& [name, present] : llvm::sys::getHostCPUFeatures()) {
+    if (!present && known.count(name.str()) && info->checkFeatures("+" + name.str())) {
+      missing.push_back(name.str());
+    }
+  }
+  std::sort(missing.begin(), missing.end());
+  return missing;
 }
 
 std::string EmitObject(const PrimFunc& lowered, const Target& target, const CodegenOptions& options,

@@ -4,6 +4,7 @@
 #include "tirtune/model/executor.h"
 
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <chrono>
@@ -37,6 +38,12 @@ NDArray Blob(int64_t nbytes) {
 GraphExecutor::GraphExecutor(const std::string& dir) : artifact_(ReadArtifact(dir)) {
   target_ = Target::Parse(artifact_.target);
   const fs::path root(dir);
+  if (std::vector<std::string> missing = TargetFeaturesMissingOnHost(target_); !missing.empty()) {
+    TT_USER_ERROR(
+        "{}: compiled for '{}', whose instructions this CPU ({}) lacks: {}; compile the model "
+        "again on this machine",
+        dir, artifact_.target, HostCpuName(), fmt::join(missing, ", "));
+  }
 
   // Step 1. The kernels, each checked against the values it is called on.
   for (const ArtifactFunction& f : artifact_.functions) {

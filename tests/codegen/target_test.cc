@@ -1,8 +1,11 @@
 // Target strings: defaults come from the host, options parse and print back, and every kind of
-// mistake is a UserError that names the offending token.
+// mistake is a UserError that names the offending token; which of a target's features the host
+// lacks.
 #include "tirtune/codegen/target.h"
 
 #include <gtest/gtest.h>
+
+#include <algorithm>
 
 #include "tirtune/support/error.h"
 
@@ -44,6 +47,21 @@ TEST(Target, HostPrintsItsCpuAndCores) {
   EXPECT_EQ(host.str(),
             "llvm -mcpu=" + HostCpuName() + " -num-cores=" + std::to_string(HostCoreCount()));
   EXPECT_EQ(Target::Parse(host.str()), host);
+}
+
+TEST(Target, CodeForTheHostOrABaselineCpuRunsHereAndAForeignFeatureIsNamed) {
+  EXPECT_TRUE(TargetFeaturesMissingOnHost(Target::Host()).empty());
+  EXPECT_TRUE(TargetFeaturesMissingOnHost(Target::Parse("llvm -mcpu=x86-64")).empty());
+  // An AMD CPU lacks Intel's AMX, an Intel CPU AMD's SSE4a: one of them is missing here.
+  int missing_somewhere = 0;
+  for (std::string feature : {"amx-tile", "sse4a"}) {
+    std::vector<std::string> missing =
+        TargetFeaturesMissingOnHost(Target::Parse("llvm -mcpu=x86-64 -mattr=+" + feature));
+    if (missing.empty()) continue;
+    ++missing_somewhere;
+    EXPECT_NE(std::find(missing.begin(), missing.end(), feature), missing.end()) << feature;
+  }
+  EXPECT_GE(missing_somewhere, 1);
 }
 
 TEST(Target, ErrorsNameTheBadToken) {

@@ -4,6 +4,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace tirtune {
 
@@ -35,5 +36,8 @@ struct Target {
 std::string HostCpuName();
 /// CPUs this process may run on (its affinity mask).
 int HostCoreCount();
+/// The instruction-set features code compiled for `target` may use that this machine lacks
+/// (LLVM's names, sorted, e.g. "avx512f"); empty when such code runs here.
+std::vector<std::string> TargetFeaturesMissingOnHost(const Target& target);
 
 }  // namespace tirtune
