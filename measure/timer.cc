@@ -16,7 +16,7 @@ double SecondsOf(const std::function<void()>& fn, int number) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-// Writes 256 MiB so that the next repeat starts with cold caches.
+// Writes 256 MiB so that the next call starts with cold caches.
 void FlushCaches() {
   static std::vector<int64_t> buffer(size_t{32} << 20);
   for (size_t i = 0; i < buffer.size(); i += 8) buffer[i] += 1;
@@ -34,7 +34,9 @@ TimingResult TimeFunction(const std::function<void()>& fn, const TimerConfig& co
   }
   TimingResult result;
   double min_seconds = config.min_repeat_ms / 1000.0;
-  if (per_call < min_seconds) {
+  // With flushing, every sample is one call: the caches would be warm again after the first of
+  // several calls, and the repeat would time mostly warm calls.
+  if (per_call < min_seconds && !config.flush_cache) {
     double wanted = std::ceil(min_seconds / std::max(per_call, 1e-9));
     result.number = static_cast<int>(std::min(wanted, double{1 << 24}));
   }

@@ -1,5 +1,6 @@
 // Timing a function in this process: warm-up, `number` calls per repeat chosen from the warm-up
-// so a repeat lasts at least `min_repeat_ms`, `repeat` repeats, optionally flushing caches between.
+// so a repeat lasts at least `min_repeat_ms`, `repeat` repeats; or, flushing caches, one call per
+// repeat after each flush.
 #pragma once
 
 #include <functional>
@@ -15,7 +16,9 @@ struct TimerConfig {
   /// A repeat runs the function `number` times, `number` chosen from the fastest warm-up call so
   /// that one repeat lasts at least this long. Default 50 ms.
   double min_repeat_ms = 50;
-  /// Write a buffer larger than the last-level cache before every repeat. Default false.
+  /// Write a buffer larger than the last-level cache before every repeat, and make every
+  /// repeat one call (`min_repeat_ms` is ignored): each sample is a call on cold caches, as a
+  /// kernel runs inside a model whose other layers evicted its weights. Default false.
   bool flush_cache = false;
 };
 
