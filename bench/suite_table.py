@@ -3,7 +3,8 @@
 docs/BENCHMARKS.md: the command and machine, then one row per workload (group, workload, tirtune's
 GFLOP/s, each baseline's GFLOP/s and ratio, trials and seconds until tirtune's best so far reached
 90% of its final best, status) and the geometric mean of the ratios per baseline, over all
-workloads and over operators and subgraphs apart.
+workloads and over operators and subgraphs apart; then the whole tuning loop's trials per second
+and the shares of search, build and run in it.
 
 Ratio: the median over the timing pairs of baseline latency / tirtune latency (> 1: tirtune is
 faster); GFLOP/s: tirtune's FLOP count of the workload over the median latency.
@@ -38,6 +39,24 @@ def geomean(values):
 def short(text, limit=70):
     text = " ".join(str(text).split())
     return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def loop_summary(done):
+    """The whole tuning loop's throughput (trials per second of `tirtune tune`) and the shares of
+    search (candidate generation with the cost model), build and run (verify and time) in it."""
+    timed = [w["tirtune"] for w in done
+             if w["tirtune"].get("tuning_s") and w["tirtune"].get("trials")]
+    if not timed:
+        return
+    rates = [t["trials"] / t["tuning_s"] for t in timed]
+    total = sum(t["tuning_s"] for t in timed)
+    parts = {k: sum(t.get(f"{k}_s", 0) for t in timed) for k in ("search", "build", "run")}
+    print(f"\nWhole tuning loop: {sum(t['trials'] for t in timed)} trials in {total / 60:.0f} min;"
+          f" {statistics.median(rates):.2f} trials/s per workload (median; "
+          f"{min(rates):.2f}–{max(rates):.2f}); of the tuning time, "
+          + ", ".join(f"{k} {v / total:.0%}" for k, v in parts.items())
+          + f", other (cost-model training, database, start-up) "
+          f"{max(0, total - sum(parts.values())) / total:.0%}.")
 
 
 def main():
@@ -120,6 +139,7 @@ def main():
     if reached:
         print(f"\nTrials to 90% of the final best: median {statistics.median(reached):g}, "
               f"max {max(reached)} over {len(reached)} workloads.")
+    loop_summary(done)
     if notes:
         print("\nFailures:\n")
         for note in notes:
