@@ -8,6 +8,8 @@
 #   (every option of bench/vs_onnxruntime.py; --help lists them)
 #   BUILD_DIR (build/release)  VENV (.bench-venv)
 #   ORT_PIP    pip requirements of the onnxruntime side (default: onnxruntime 1.32.0 + numpy)
+# Exit status: that of bench/vs_onnxruntime.py (0, or 1: an output differs or a step failed);
+# 3 when onnxruntime is missing and cannot be installed (no network, no python3-venv).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 BUILD_DIR="${BUILD_DIR:-build/release}"
@@ -18,6 +20,7 @@ ORT_PIP="${ORT_PIP:-onnxruntime==1.32.0 numpy}"
 [[ "$VENV" == /* ]] || VENV="$root/$VENV"
 
 die() { echo "vs_onnxruntime.sh: $*" >&2; exit 1; }
+no_ort() { echo "vs_onnxruntime.sh: $*" >&2; exit 3; }
 log() { echo "vs_onnxruntime.sh: $*" >&2; }
 
 py="$VENV/bin/python"
@@ -25,12 +28,12 @@ ort_check='import numpy, onnxruntime; print(onnxruntime.__version__)'
 if ! ort_version="$("$py" -c "$ort_check" 2> /dev/null)"; then
   log "installing onnxruntime into $VENV: $ORT_PIP"
   [[ -x "$py" ]] || python3 -m venv "$VENV" ||
-    die "cannot create the virtualenv $VENV (python3 -m venv; Debian: apt-get install python3-venv)"
+    no_ort "cannot create the virtualenv $VENV (python3 -m venv; Debian: python3-venv)"
   # shellcheck disable=SC2086 # ORT_PIP is a list of requirements
   "$VENV/bin/pip" install --quiet --disable-pip-version-check $ORT_PIP >&2 ||
-    die "cannot install onnxruntime from PyPI ($ORT_PIP) into $VENV"
+    no_ort "cannot install onnxruntime from PyPI ($ORT_PIP) into $VENV"
   ort_version="$("$py" -c "$ort_check")" ||
-    die "onnxruntime was installed into $VENV but cannot be imported (see the error above)"
+    no_ort "onnxruntime was installed into $VENV but cannot be imported (see the error above)"
 fi
 log "onnxruntime $ort_version from $VENV"
 
