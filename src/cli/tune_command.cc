@@ -249,6 +249,9 @@ void AddTuneCommand(CLI::App& app, const GlobalOptions& global) {
                   "parallel compilations (default: hardware threads)");
   cmd->add_option("--timeout", opts->options.runner.timeout_s, "seconds per candidate run")
       ->capture_default_str();
+  cmd->add_flag("--flush-cache", opts->options.runner.timer.flush_cache,
+                "time every candidate on cold caches: one call after a cache flush per sample, "
+                "as a kernel runs inside a model whose other layers evicted its data");
   cmd->add_option("--log", opts->log_file, "log file (default: DB.log)");
   cmd->add_option("--model", opts->onnx_models,
                   "an ONNX model: tune every fused function of it (repeatable)");
