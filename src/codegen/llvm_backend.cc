@@ -20,7 +20,6 @@
 #include <cmath>
 #include <cstring>
 #include <mutex>
-#include <unordered_set>
 
 #include "llvm_codegen.h"
 #include "llvm_target_info.h"
@@ -331,11 +330,9 @@ std::vector<std::string> TargetFeaturesMissingOnHost(const Target& target) {
   // The host's detection names every instruction-set feature it knows, present or not; tuning
   // flags (which differ between CPU models that run the same code) are not among them.
   // (checkFeatures aborts on a name the target does not know, so only known ones are asked.)
-  std::unordered_set<std::string> known;
-  for (const llvm::SubtargetFeatureKV& kv : info->getAllProcessorFeatures()) known.insert(kv.Key);
   std::vector<std::string> missing;
   for (const auto& [name, present] : llvm::sys::getHostCPUFeatures()) {
-    if (!present && known.count(name.str()) && info->checkFeatures("+" + name.str())) {
+    if (!present && codegen::IsKnownFeature(name.str()) && info->checkFeatures("+" + name.str())) {
       missing.push_back(name.str());
     }
   }
