@@ -75,6 +75,7 @@ class CodeGenLLVM final : public ExprFunctor<llvm::Value*>, public StmtFunctor<v
   llvm::Value* EmitIntrinsic(const CallNode* op, const std::vector<llvm::Value*>& args);
   llvm::Value* CallUnaryIntrinsic(llvm::Intrinsic::ID id, llvm::Value* x);
   llvm::Value* CallLibmPerLane(const char* name, llvm::Value* x);
+  llvm::Value* FastExp(llvm::Value* x);
   llvm::Value* FastTanh(llvm::Value* x);
   llvm::Value* FastErf(llvm::Value* x);
   /// The address of element `index` (scalar) of `buffer`, and the contiguous/gathered forms.

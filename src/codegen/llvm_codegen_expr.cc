@@ -446,6 +446,39 @@ llvm::Value* CodeGenLLVM::FastErf(llvm::Value* x) {
   return ir.CreateFDiv(p, q);
 }
 
+// exp for float32 without a call, so that loops over it vectorize (LLVM would split a vector
+// llvm.exp into one libm call per lane): x = n ln2 + r with |r| <= ln2 / 2, exp(r) from a degree-6
+// polynomial (within 2 ulp of expf), and 2^n applied as two exact power-of-two factors, so that
+// results overflow to inf, go subnormal and underflow to 0 where expf does. NaN stays NaN.
+llvm::Value* CodeGenLLVM::FastExp(llvm::Value* x) {
+  llvm::IRBuilder<>& ir = *builder_;
+  llvm::Type* type = x->getType();
+  llvm::Type* int_type = type->getWithNewType(ir.getInt32Ty());
+  auto constant = [&](double v) { return llvm::ConstantFP::get(type, v); };
+  // Beyond these bounds the result is inf or 0 already; clamping keeps 2^n representable.
+  llvm::Value* xc = ir.CreateSelect(ir.CreateFCmpOGT(x, constant(89.0)), constant(89.0), x);
+  xc = ir.CreateSelect(ir.CreateFCmpOLT(xc, constant(-104.0)), constant(-104.0), xc);
+  llvm::Value* n = CallUnaryIntrinsic(llvm::Intrinsic::roundeven,
+                                      ir.CreateFMul(xc, constant(1.44269504088896341)));
+  // r = x - n ln2, with ln2 split in a part exact in float (few mantissa bits) and the rest.
+  llvm::Value* r = ir.CreateFSub(xc, ir.CreateFMul(n, constant(0.693359375)));
+  r = ir.CreateFSub(r, ir.CreateFMul(n, constant(-2.12194440e-4)));
+  llvm::Value* p = Horner(ir, r,
+                          {5.0000001201e-1, 1.6666665459e-1, 4.1665795894e-2, 8.3334519073e-3,
+                           1.3981999507e-3, 1.9875691500e-4});
+  p = ir.CreateFAdd(ir.CreateFAdd(ir.CreateFMul(ir.CreateFMul(r, r), p), r), constant(1.0));
+  // 2^n = 2^h * 2^(n-h) with h = n / 2, each factor a normal float for n in [-150, 129].
+  llvm::Value* ni = ir.CreateFPToSI(n, int_type);
+  llvm::Value* h = ir.CreateAShr(ni, 1);
+  auto power_of_two = [&](llvm::Value* e) {
+    return ir.CreateBitCast(
+        ir.CreateShl(ir.CreateAdd(e, llvm::ConstantInt::get(int_type, 127)), 23), type);
+  };
+  llvm::Value* y =
+      ir.CreateFMul(ir.CreateFMul(p, power_of_two(h)), power_of_two(ir.CreateSub(ni, h)));
+  return ir.CreateSelect(ir.CreateFCmpUNO(x, x), x, y);
+}
+
 llvm::Value* CodeGenLLVM::EmitIntrinsic(const CallNode* op, const std::vector<llvm::Value*>& args) {
   llvm::IRBuilder<>& ir = *builder_;
   for (const Expr& a : op->args) {
@@ -459,7 +492,7 @@ llvm::Value* CodeGenLLVM::EmitIntrinsic(const CallNode* op, const std::vector<ll
   llvm::Value* one = ConstFloat(x->getType(), 1.0);
   switch (op->op) {
     case Intrinsic::kExp:
-      return CallUnaryIntrinsic(llvm::Intrinsic::exp, x);
+      return is_f64 ? CallUnaryIntrinsic(llvm::Intrinsic::exp, x) : FastExp(x);
     case Intrinsic::kExp2:
       return CallUnaryIntrinsic(llvm::Intrinsic::exp2, x);
     case Intrinsic::kLog:
@@ -473,7 +506,8 @@ llvm::Value* CodeGenLLVM::EmitIntrinsic(const CallNode* op, const std::vector<ll
     case Intrinsic::kTanh:
       return is_f64 ? CallLibmPerLane("tanh", x) : FastTanh(x);
     case Intrinsic::kSigmoid: {
-      llvm::Value* e = CallUnaryIntrinsic(llvm::Intrinsic::exp, ir.CreateFNeg(x));
+      llvm::Value* e = is_f64 ? CallUnaryIntrinsic(llvm::Intrinsic::exp, ir.CreateFNeg(x))
+                              : FastExp(ir.CreateFNeg(x));
       return ir.CreateFDiv(one, ir.CreateFAdd(one, e));
     }
     case Intrinsic::kErf:

@@ -410,6 +410,8 @@ std::vector<std::string> Specs() {
            "depthwise_conv2d:1,9,9,2,3,1,2,2",  // dilated
            "conv2d_transpose:1,3,3,2,3,3,1,0",  // stride 1
            "conv2d_transpose:1,3,2,2,3,3,3,2",  // stride 3, padding 2
+           "conv2d_transpose:1,3,4,2,3,3,2,1",  // stride 2 does not divide kernel 3
+           "conv2d_transpose:1,2,3,2,2,5,3,0",  // kernel 5, stride 3, no padding
            "capsule_conv2d:1,4,4,2,2,2,1,0",    // no padding
            "max_pool2d:1,6,6,2,2,2,0",          // no padding
            "avg_pool2d:1,6,7,2,3,1,1",          // overlapping windows

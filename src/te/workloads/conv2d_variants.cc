@@ -51,33 +51,47 @@ Tensor Conv2dTransposeNHWC(const Tensor& data, const Tensor& weight, int64_t str
   if (pad > kh - 1 || pad > kw - 1) {
     TT_USER_ERROR("{}: padding {} exceeds kernel size - 1", op, pad);
   }
-  // Step 1. Pad by ceil(backward padding / stride) so that the dilated input is padded by at
-  // least the backward padding; `border` skips what the rounding added.
+  // The gather form of the scatter: output h is a convolution of the stride-dilated input (zeros
+  // between elements, padded by kh - 1 - pad) with the flipped kernel. Of its kh taps only those
+  // landing on an input element count, the rh with (h + rh + border_h) % stride == 0: rh =
+  // first(h) + stride * th for th < ceil(kh / stride), first(h) = (-(h + border_h)) mod stride,
+  // reading input row ceil((h + border_h) / stride) + th. Summing over th alone does the useful
+  // multiply-adds only, stride^2 fewer than over the dilated input.
+  // Step 1. Pad by ceil(backward padding / stride) so that the dilated input is padded by at least
+  // the backward padding (`border` skips what the rounding added), plus one row and column at the
+  // end for the taps past the kernel when stride does not divide it.
   int64_t back_h = kh - 1 - pad, back_w = kw - 1 - pad;
   int64_t pad_h = (back_h + stride - 1) / stride, pad_w = (back_w + stride - 1) / stride;
   int64_t border_h = (stride - back_h % stride) % stride;
   int64_t border_w = (stride - back_w % stride) % stride;
-  Tensor padded = Pad(data, {0, pad_h, pad_w, 0}, {0, pad_h, pad_w, 0});
+  int64_t taps_h = (kh + stride - 1) / stride, taps_w = (kw + stride - 1) / stride;
+  bool ragged = kh % stride != 0 || kw % stride != 0;
+  int64_t extra = ragged ? 1 : 0;
+  Tensor padded = Pad(data, {0, pad_h, pad_w, 0}, {0, pad_h + extra, pad_w + extra, 0});
   int64_t out_h = (data.dim(1) - 1) * stride - 2 * pad + kh;
   int64_t out_w = (data.dim(2) - 1) * stride - 2 * pad + kw;
   CheckOutputExtent(std::min(out_h, out_w), op);
 
-  // Step 2. Convolve the stride-dilated input (zeros between elements, formed in the body so
-  // that a schedule can skip them) with the flipped kernel.
-  IterVar rh = ReduceAxis(kh, "rh");
-  IterVar rw = ReduceAxis(kw, "rw");
+  // Step 2. Sum over the taps that hit input elements.
+  IterVar th = ReduceAxis(taps_h, "th");
+  IterVar tw = ReduceAxis(taps_w, "tw");
   IterVar rc = ReduceAxis(data.dim(3), "rc");
   return Compute(
       {data.dim(0), out_h, out_w, weight.dim(3)}, {"n", "h", "w", "co"},
       [&](const std::vector<Var>& v) {
-        Expr h = v[1] + rh.var + border_h;
-        Expr w = v[2] + rw.var + border_w;
-        Expr dilated = padded(v[0], FloorDiv(h, stride), FloorDiv(w, stride), rc.var);
-        if (stride > 1) {
-          Expr on_grid = Eq(FloorMod(h, stride), 0) && Eq(FloorMod(w, stride), 0);
-          dilated = Select(on_grid, dilated, MakeConst(data.dtype(), 0));
+        Expr h = v[1] + border_h, w = v[2] + border_w;
+        Expr rh = stride == 1 ? Expr(th.var) : FloorMod(-h, stride) + stride * th.var;
+        Expr rw = stride == 1 ? Expr(tw.var) : FloorMod(-w, stride) + stride * tw.var;
+        Expr ih = stride == 1 ? h + th.var : FloorDiv(h + (stride - 1), stride) + th.var;
+        Expr iw = stride == 1 ? w + tw.var : FloorDiv(w + (stride - 1), stride) + tw.var;
+        Expr wh = kh - 1 - rh, ww = kw - 1 - rw;
+        if (ragged) {  // a tap past the kernel reads weight row 0 and contributes nothing
+          wh = Max(wh, 0);
+          ww = Max(ww, 0);
         }
-        return Sum(dilated * weight(kh - 1 - rh.var, kw - 1 - rw.var, rc.var, v[3]), {rh, rw, rc});
+        Expr product = padded(v[0], ih, iw, rc.var) * weight(wh, ww, rc.var, v[3]);
+        if (ragged) product = Select(rh < kh && rw < kw, product, MakeConst(data.dtype(), 0));
+        return Sum(product, {th, tw, rc});
       },
       std::move(name));
 }
@@ -157,10 +171,12 @@ std::vector<WorkloadDef> Conv2dVariantWorkloads() {
           },
       .flops =
           [](const std::vector<int64_t>& s) {
-            // Counted over the dilated input, as the compute runs it (Ansor counts the same).
+            // The taps that hit input elements, ceil(kernel / stride) per axis, as the compute
+            // runs them.
             double out_h = static_cast<double>((s[1] - 1) * s[6] - 2 * s[7] + s[5]);
             double out_w = static_cast<double>((s[2] - 1) * s[6] - 2 * s[7] + s[5]);
-            return 2.0 * s[0] * out_h * out_w * s[4] * s[5] * s[5] * s[3];
+            double taps = static_cast<double>((s[5] + s[6] - 1) / s[6]);
+            return 2.0 * s[0] * out_h * out_w * s[4] * taps * taps * s[3];
           },
       .benchmark_shapes = {{1, 4, 4, 512, 256, 4, 2, 1}, {1, 16, 16, 128, 64, 4, 2, 1}},
       .small_shape = {1, 4, 3, 3, 5, 4, 2, 1},
