@@ -230,21 +230,22 @@ class Suite:
         task = out["tasks"][0]
         return out, task, seconds
 
-    def curve(self, workload_id, target, flops):
+    def curve(self, workload_id, target, flops, started):
         """The workload's trials and their statuses in the database (with --resume, those of
         earlier runs too), and the trials and seconds until the best so far reached 90% / 95% of
         the final best: the records in commit order, as src/report/tuning_curve.cc counts
-        them."""
+        them, and the seconds from the start of the tuning (`started`, or the first record's
+        commit when earlier runs made it), so that the first batch's time counts."""
         db = sqlite3.connect(f"file:{self.db}?mode=ro", uri=True)
         rows = db.execute(
             "SELECT r.status, r.median_secs, r.created_at FROM tuning_record r "
             "JOIN target t ON t.id = r.target_id WHERE r.workload_id = ? AND t.key = ? "
             "ORDER BY r.id", (workload_id, target)).fetchall()
         db.close()
-        trials, first, elapsed, statuses = [], None, 0.0, {}
+        trials, elapsed, statuses = [], 0.0, {}
+        first = min([started] + [created for _, _, created in rows[:1]])
         for status, median, created in rows:
             statuses[status] = statuses.get(status, 0) + 1
-            first = created if first is None else first
             elapsed = max(elapsed, created - first)
             ok = status == "ok" and median is not None and median > 0
             trials.append((elapsed, flops / median if ok else None))
@@ -311,6 +312,7 @@ class Suite:
 
         # Step 1. Tune.
         log(f"{tag}: tuning, {self.trials} trials")
+        started = time.time()
         try:
             out, task, tune_s = self.tune(spec, logs)
         except Failure as e:
@@ -320,7 +322,8 @@ class Suite:
         tirtune = {"tuning_s": round(tune_s, 1)}
         tirtune.update({f"{k}_s": round(out[f"{k}_seconds"], 1) for k in ("search", "build", "run")
                         if f"{k}_seconds" in out})
-        tirtune.update(self.curve(task["workload_id"], out["target"], task["flops"]))
+        tirtune.update(self.curve(task["workload_id"], out["target"], task["flops"],
+                                  started))
         if "best_trace" not in task:
             return dict(entry, status="failed", stage="tune", tirtune_tuning=tirtune,
                         error=f"no verified kernel in {tirtune['trials']} trials: "
