@@ -8,7 +8,7 @@
 // IN_TASK=1, each task is split 70/30 instead, and the report adds what the 10% and 5% best
 // predicted of the test records would find (their fastest time over the fastest of all).
 //
-//   [RANK=0|1] [MAX_ROUNDS=N] [MAX_DEPTH=N] [HELD_OUT=TEXT] [IN_TASK=1|DIAGNOSE=1]
+//   [RANK=0|1] [MAX_ROUNDS=N] [MAX_DEPTH=N] [HELD_OUT=TEXT,...] [IN_TASK=1|DIAGNOSE=1]
 //   bench_cost_model_heldout DB...
 #include <fmt/core.h>
 
@@ -203,11 +203,25 @@ int Main(int argc, char** argv) {
   }
 
   double sum = 0, sum_beyond = 0;
-  // HELD_OUT=TEXT: only the tasks whose name contains TEXT are held out (all still train).
-  const char* only = std::getenv("HELD_OUT");
+  // HELD_OUT=TEXT[,TEXT...]: only the tasks whose name contains one of the texts are held out
+  // (all still train).
+  std::vector<std::string> only;
+  if (const char* held_out = std::getenv("HELD_OUT"); held_out != nullptr) {
+    std::string list = held_out;
+    for (size_t pos = 0; pos <= list.size();) {
+      size_t comma = std::min(list.find(',', pos), list.size());
+      only.push_back(list.substr(pos, comma - pos));
+      pos = comma + 1;
+    }
+  }
   size_t evaluated = 0;
   for (size_t held = 0; held < tasks.size(); ++held) {
-    if (only != nullptr && tasks[held].name.find(only) == std::string::npos) continue;
+    const std::string& name = tasks[held].name;
+    if (!only.empty() && std::none_of(only.begin(), only.end(), [&](const std::string& text) {
+          return name.find(text) != std::string::npos;
+        })) {
+      continue;
+    }
     ++evaluated;
     std::vector<CostSample> train;
     for (size_t t = 0; t < tasks.size(); ++t) {
