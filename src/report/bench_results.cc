@@ -57,6 +57,14 @@ class ObjectReader {
     return v;
   }
 
+  std::optional<double> OptionalPositive(const char* key) {
+    const json* j = Get(key, /*required=*/false, "a positive number");
+    if (!j) return std::nullopt;
+    double v = j->is_number() ? j->get<double>() : 0;
+    if (!(v > 0) || !std::isfinite(v)) Fail(PathOf(key), "expected a positive number");
+    return v;
+  }
+
   std::optional<int64_t> OptionalCount(const char* key, bool required = false) {
     const json* j = Get(key, required, "an integer >= 0");
     if (!j) return std::nullopt;
@@ -136,6 +144,7 @@ BenchTiming ReadTiming(ObjectReader r, bool tuned) {
   t.seconds_to_90 = r.OptionalSeconds("seconds_to_90");
   t.trials_to_95 = r.OptionalCount("trials_to_95");
   t.seconds_to_95 = r.OptionalSeconds("seconds_to_95");
+  if (!tuned) t.ratio = r.OptionalPositive("ratio");
   return t;
 }
 

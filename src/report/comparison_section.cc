@@ -28,7 +28,7 @@ const BenchTiming* FindBaseline(const BenchWorkload& w, const std::string& name)
 
 /// Baseline latency / tirtune latency: above 1, tirtune is faster.
 double Ratio(const BenchWorkload& w, const BenchTiming& baseline) {
-  return baseline.latency_s / w.tirtune.latency_s;
+  return baseline.ratio.value_or(baseline.latency_s / w.tirtune.latency_s);
 }
 
 /// A ratio cell, colored by which side is faster.

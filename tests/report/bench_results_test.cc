@@ -29,7 +29,7 @@ constexpr const char* kValid = R"({
      "tirtune": {"latency_s": 0.0101, "trials": 1000, "tuning_s": 435.8, "verified": true,
                  "trials_to_90": 120, "seconds_to_90": 50.1, "trials_to_95": 300,
                  "seconds_to_95": 130.0},
-     "baselines": {"onednn": {"latency_s": 0.0099},
+     "baselines": {"onednn": {"latency_s": 0.0099, "ratio": 0.97},
                    "metaschedule": {"latency_s": 0.0100, "trials": 1000, "tuning_s": 291.0}}},
     {"name": "softmax:1,1024", "group": "Norm", "kind": "subgraph", "flops": 1e6,
      "tirtune": {"latency_s": 1e-5, "trials": 64, "tuning_s": 10, "verified": false,
@@ -78,6 +78,8 @@ TEST(BenchResults, ReadsEveryField) {
   EXPECT_EQ(gemm.baselines[1].first, "onednn");
   EXPECT_EQ(gemm.baselines[1].second.latency_s, 0.0099);
   EXPECT_EQ(gemm.baselines[1].second.trials, std::nullopt);
+  EXPECT_EQ(gemm.baselines[1].second.ratio, 0.97);
+  EXPECT_EQ(gemm.baselines[0].second.ratio, std::nullopt);
   const BenchWorkload& softmax = r.workloads[1];
   EXPECT_TRUE(softmax.baselines.empty());
   EXPECT_EQ(softmax.tirtune.verified, false);
@@ -104,6 +106,8 @@ TEST(BenchResults, BadFieldsNameTheFileAndTheJsonPath) {
        "results.json: workloads[0].tirtune.verified: expected true or false"},
       {[](json& d) { d["workloads"][1]["kind"] = "layer"; },
        "results.json: workloads[1].kind: expected operator, subgraph or network, got \"layer\""},
+      {[](json& d) { d["workloads"][0]["baselines"]["onednn"]["ratio"] = 0; },
+       "results.json: workloads[0].baselines.onednn.ratio: expected a positive number"},
       {[](json& d) { d["workloads"][0]["flops"] = 0; },
        "results.json: workloads[0].flops: expected a positive number"},
       {[](json& d) { d["workloads"][0]["baselines"] = json::array(); },

@@ -233,6 +233,16 @@ TEST_F(Report, ComparisonTableHasARatioPerBaselineAndWorkload) {
   }
 }
 
+TEST_F(Report, ComparisonShowsTheRatioTheRunMeasuredWhereTheFileHasOne) {
+  BenchResults bench = Bench();
+  bench.workloads[0].baselines[1].second.ratio = 1.9;  // onednn: latencies give 2.000
+  std::string html = BuildReport(*db_, bench, options_);
+  std::string table = Between(html, "<table id=\"comparison-table\">", "</table>");
+  std::string gemm = Between(Between(table, "<tbody>", "</tbody>"), "<tr>", "</tr>");
+  EXPECT_NE(gemm.find("<td class=\"num ratio faster\">1.900</td>"), std::string::npos) << gemm;
+  EXPECT_EQ(gemm.find("<td class=\"num ratio faster\">2.000</td>"), std::string::npos) << gemm;
+}
+
 TEST_F(Report, ComparisonGivesTheGeometricMeanAndAChartPerBaseline) {
   std::string html = BuildReport(*db_, Bench(), options_);
   std::string table = Between(html, "<table id=\"geomean-table\">", "</table>");

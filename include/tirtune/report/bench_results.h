@@ -29,6 +29,9 @@ struct BenchTiming {
   std::optional<double> seconds_to_90;
   std::optional<int64_t> trials_to_95;
   std::optional<double> seconds_to_95;
+  /// For a baseline: the ratio the run measured (baseline / tirtune latency, e.g. the median of
+  /// per-pair ratios); absent, the report divides the latencies.
+  std::optional<double> ratio;
 };
 
 struct BenchWorkload {
