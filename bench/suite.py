@@ -15,6 +15,13 @@ For each workload:
   4. ratio = median over the pairs of baseline latency / tirtune latency (> 1: tirtune faster);
      trials and seconds until the best so far reached 90% / 95% of the final best, from the DB.
 
+With --models A.onnx,B.onnx, each model comes after the operators: `tirtune tune --model` with
+--model-trials (default 2,000, the networks' quick budget; ../shared/BENCHMARKS.md's full one is
+about 900 per task) into the same database, then bench/vs_onnxruntime.sh compiles it with the best
+records, checks its outputs against onnxruntime's on the same inputs and times both in
+alternating pinned processes (onnxruntime from PyPI, installed into --venv when missing). It is a
+"network" workload of the results file.
+
 A workload that fails (no verified kernel, a baseline that crashes or computes the wrong result)
 is recorded with what went wrong and the suite goes on; the exit status is 1 if any failed. The
 results file is rewritten after every workload. `bench/suite_table.py RESULTS` makes the table.
@@ -28,6 +35,7 @@ Examples:
   python3 bench/suite.py --budget quick -o results.json --db suite-db
   python3 bench/suite.py --budget quick -o results.json --db suite-db --resume   # after a stop
   python3 bench/suite.py --trials 8 --pairs 1 --only 'gemm:256|softmax:256' -o /tmp/r.json --nice
+  python3 bench/suite.py --budget full --models resnet18.onnx,resnet50.onnx -o full.json --db db
   python3 bench/suite.py --check-baselines     # every baseline against its reference, small shapes
 """
 
@@ -387,6 +395,60 @@ class Suite:
             + (f"; {said}" if said else "; no baseline"))
         return entry
 
+    def model(self, index, count, path):
+        """Tunes one ONNX model's fused functions into the run's database, then compiles it
+        with their best records and compares it with onnxruntime (bench/vs_onnxruntime.sh:
+        outputs on the same inputs, then latency in alternating pairs); returns its results
+        entry, a "network" workload."""
+        name = os.path.splitext(os.path.basename(path))[0]
+        tag = f"[{index}/{count}] {name}"
+        logs = os.path.join(self.work, "logs", re.sub(r"[^A-Za-z0-9_.-]", "_", name) + ".log")
+        entry = {"name": name, "index": index, "group": "Network", "kind": "network",
+                 "model": os.path.abspath(path)}
+        log(f"{tag}: tuning the model, {self.opts.model_trials} trials over its tasks")
+        start = time.monotonic()
+        try:
+            out = self.run_json(
+                [self.tirtune, "tune", "--model", path, "--trials", str(self.opts.model_trials),
+                 "--db", self.db, "--target", self.target, "--json"]
+                + (["--resume"] if self.opts.resume else []), log_path=logs)
+        except Failure as e:
+            return dict(entry, status="failed", stage="tune", error=str(e))
+        tune_s = time.monotonic() - start
+        statuses = {}
+        for task in out["tasks"]:
+            for k, v in task.get("statuses", {}).items():
+                statuses[k] = statuses.get(k, 0) + v
+        log(f"{tag}: {len(out['tasks'])} task(s) tuned in {tune_s:.1f} s; comparing with "
+            f"onnxruntime, {self.opts.pairs} pair(s)")
+        doc_path = os.path.join(self.work, "logs", name + ".onnxruntime.json")
+        script = os.path.join(self.root, "bench", "vs_onnxruntime.sh")
+        argv = ["bash", script, os.path.abspath(path), "--db", self.db, "--target", self.target,
+                "--pairs", str(self.opts.pairs), "--threads", str(self.opts.threads),
+                "--tuning-seconds", f"{tune_s:.1f}", "--json-out", doc_path]
+        env = {"BUILD_DIR": os.path.dirname(os.path.dirname(self.tirtune)), "VENV": self.opts.venv}
+        try:
+            self.run(argv + (["--nice"] if self.opts.nice else []), env=env, pinned=False,
+                     timeout=self.opts.time_timeout, log_path=logs)
+            with open(doc_path) as f:
+                w = json.load(f)["workloads"][0]
+        except (Failure, OSError, ValueError) as e:
+            return dict(entry, status="failed", stage="time", error=f"vs_onnxruntime: {e}")
+        entry.update({k: w[k] for k in ("flops", "notes", "accuracy") if k in w})
+        entry["tirtune"] = dict(w["tirtune"], trials=sum(statuses.values()), statuses=statuses,
+                                tuning_s=round(tune_s, 1),
+                                **{f"{k}_s": round(out[f"{k}_seconds"], 1)
+                                   for k in ("search", "build", "run") if f"{k}_seconds" in out})
+        entry["baselines"] = w["baselines"]
+        if not w["tirtune"].get("verified"):
+            return dict(entry, status="failed", stage="time",
+                        error="the compiled model's outputs differ from onnxruntime's")
+        entry["status"] = "ok"
+        b = w["baselines"]["onnxruntime"]
+        log(f"{tag}: tirtune {w['tirtune']['latency_s'] * 1e3:.4g} ms; onnxruntime "
+            f"{b['latency_s'] * 1e3:.4g} ms, ratio {b['ratio']:.3f}")
+        return entry
+
     def time_pairs(self, tag, timers, errors, logs):
         """Runs every timer once per pair, in order; returns the median seconds each measured
         and each one's last JSON. A failing baseline goes into `errors` and is not run again; a
@@ -443,7 +505,7 @@ class Suite:
         if not os.access(self.tirtune, os.X_OK):
             sys.exit(f"suite: {self.tirtune} not found: build tirtune (--build-dir, --tirtune)")
         specs = self.workloads()
-        if not specs:
+        if not specs and not self.opts.models:
             sys.exit(f"suite: no workload matches --only '{self.opts.only}'")
         self.prepare()
         versions = self.versions()
@@ -452,18 +514,20 @@ class Suite:
         settings = {"pairs": self.opts.pairs, "threads": self.opts.threads,
                     "target": self.target, "flush_cache": self.opts.flush_cache,
                     "nice": self.opts.nice}
+        if self.opts.models:
+            settings["model_trials"] = self.opts.model_trials
         results = self.previous_results(settings) if self.opts.resume else None
         done = set()
         if results:
             done = {w["name"] for w in results["workloads"]}
             results["failed"] = [f for f in results["failed"] if f["name"] not in
-                                 {spec for spec, _, _ in specs}]  # tried again below
+                                 set(self.job_names(specs))]  # tried again below
             results.setdefault("resumed", []).append({
                 "at": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
                 "command": shlex.join(["python3", "bench/suite.py"] + argv),
                 "versions": versions})
             log(f"resuming {self.opts.output}: {len(done)} workload(s) done, "
-                f"{sum(spec not in done for spec, _, _ in specs)} to go")
+                f"{sum(name not in done for name in self.job_names(specs))} to go")
         results = results or {
             "schema": "tirtune-bench/1",
             "created_at": datetime.datetime.now(datetime.timezone.utc)
@@ -473,16 +537,23 @@ class Suite:
             "machine": self.machine(), "versions": versions,
             "settings": settings, "workloads": [], "failed": [],
         }
-        log(f"{len(specs)} workload(s), {self.trials} trials each, {self.opts.pairs} timing "
-            f"pair(s), CPUs {self.cpus}; database {self.db}")
+        models = (f" and {len(self.opts.models)} model(s), {self.opts.model_trials} trials each"
+                  if self.opts.models else "")
+        log(f"{len(specs)} workload(s), {self.trials} trials each{models}, {self.opts.pairs} "
+            f"timing pair(s), CPUs {self.cpus}; database {self.db}")
         start = time.monotonic() - results.get("seconds", 0)
+        count = len(specs) + len(self.opts.models)
+        jobs = [(spec, lambda i, s=spec, n=name, sh=shape: self.workload(i, count, s, n, sh))
+                for spec, name, shape in specs]
+        jobs += [(name, lambda i, m=m: self.model(i, count, m))
+                 for name, m in zip(self.job_names([]), self.opts.models)]
         try:
-            for i, (spec, name, shape) in enumerate(specs, 1):
+            for i, (spec, job) in enumerate(jobs, 1):
                 if spec in done:
                     continue
-                entry = self.workload(i, len(specs), spec, name, shape)
+                entry = job(i)
                 if entry["status"] == "failed":
-                    log(f"[{i}/{len(specs)}] {spec}: FAILED ({entry['stage']}): {entry['error']}")
+                    log(f"[{i}/{count}] {spec}: FAILED ({entry['stage']}): {entry['error']}")
                     results["failed"].append(entry)
                 else:
                     results["workloads"].append(entry)
@@ -494,11 +565,16 @@ class Suite:
             if not self.opts.db:
                 shutil.rmtree(self.work, ignore_errors=True)
         failed = len(results["failed"]) + sum(w["status"] != "ok" for w in results["workloads"])
-        log(f"done in {results.get('seconds', 0):.0f} s: {len(specs) - failed} ok, {failed} "
+        log(f"done in {results.get('seconds', 0):.0f} s: {count - failed} ok, {failed} "
             f"failed; {self.opts.output}")
         if self.opts.db:
             log(f"report: tirtune report --db {self.db} --bench {self.opts.output} -o report.html")
         return 1 if failed else 0
+
+    def job_names(self, specs):
+        """The results-file names of the operator workloads `specs`, then of the models."""
+        return [spec for spec, _, _ in specs] + [os.path.splitext(os.path.basename(m))[0]
+                                                 for m in self.opts.models]
 
     def previous_results(self, settings):
         """The results file a --resume continues, or None when there is none yet; exits when it
@@ -567,6 +643,12 @@ def parse(argv):
     p.add_argument("--trials", type=int, help="trials per workload, instead of the budget's")
     p.add_argument("--only", metavar="REGEX",
                    help="the workloads whose spec matches (re.search), e.g. 'gemm:|softmax:256'")
+    p.add_argument("--models", default="", metavar="FILE.onnx[,...]",
+                   help="also tune these ONNX models (--model-trials over all their tasks), "
+                        "compile them with their best records and compare them with onnxruntime "
+                        "(bench/vs_onnxruntime.sh, which installs it into --venv)")
+    p.add_argument("--model-trials", type=int, default=2000,
+                   help="trials per model, over all its tasks (default 2000)")
     p.add_argument("--db", metavar="DIR",
                    help="keep the tuning database (DIR/tirtune.db), traces and logs here "
                         "(default: a temporary directory, removed)")
@@ -589,7 +671,8 @@ def parse(argv):
                         "tail as post-ops); '' for none (default: both)")
     p.add_argument("--with-metaschedule", action="store_true",
                    help="also tune with TVM MetaSchedule from --venv at the same budget")
-    p.add_argument("--venv", default=".bench-venv", help="the virtualenv holding TVM")
+    p.add_argument("--venv", default=".bench-venv",
+                   help="the virtualenv holding TVM and onnxruntime")
     p.add_argument("--ms-timeout", type=float, default=30,
                    help="MetaSchedule's seconds per candidate build and run (default 30)")
     p.add_argument("--flush-cache", action="store_true",
@@ -603,6 +686,12 @@ def parse(argv):
                    help="check every baseline against its reference on small shapes, and stop")
     opts = p.parse_args(argv)
     opts.baselines = [b for b in opts.baselines.split(",") if b]
+    opts.models = [m for m in opts.models.split(",") if m]
+    for m in opts.models:
+        if not os.path.isfile(m):
+            p.error(f"--models: no file {m}")
+    if opts.model_trials < 1:
+        p.error("--model-trials must be positive")
     for b in opts.baselines:
         if b not in ("onednn", "onednn_fused"):
             p.error(f"--baselines: unknown baseline '{b}'")

@@ -60,8 +60,9 @@ BenchTiming Latency(double seconds) {
 }
 
 BenchResults Bench() {
-  BenchTiming fast{0.01, 1000, 400.0, true, 120, 50.0, 300, 130.0};
-  BenchTiming slow{0.02, 64, 10.0, false, std::nullopt, std::nullopt, std::nullopt, std::nullopt};
+  BenchTiming fast{0.01, 1000, 400.0, true, 120, 50.0, 300, 130.0, std::nullopt};
+  BenchTiming slow{0.02, 64, 10.0, false, std::nullopt, std::nullopt, std::nullopt, std::nullopt,
+                   std::nullopt};
   BenchResults bench;
   bench.created_at = "2026-11-22T10:00:00Z";
   bench.command = "bash bench/suite.sh --budget quick";
