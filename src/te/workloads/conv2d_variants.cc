@@ -89,9 +89,9 @@ Tensor Conv2dTransposeNHWC(const Tensor& data, const Tensor& weight, int64_t str
           wh = Max(wh, 0);
           ww = Max(ww, 0);
         }
-        Expr product = padded(v[0], ih, iw, rc.var) * weight(wh, ww, rc.var, v[3]);
-        if (ragged) product = Select(rh < kh && rw < kw, product, MakeConst(data.dtype(), 0));
-        return Sum(product, {th, tw, rc});
+        Expr input = padded(v[0], ih, iw, rc.var);
+        if (ragged) input = Select(rh < kh && rw < kw, input, MakeConst(data.dtype(), 0));
+        return Sum(input * weight(wh, ww, rc.var, v[3]), {th, tw, rc});
       },
       std::move(name));
 }
