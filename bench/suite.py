@@ -204,6 +204,16 @@ class Suite:
         except (OSError, StopIteration, ValueError):
             pass
         m["kernel"] = platform.release()
+        # The measured float32 peak of the pinned CPUs, for GFLOP/s as a fraction of it.
+        peak = os.path.join(os.path.dirname(self.dnnl), "bench_peak_fma")
+        if os.access(peak, os.X_OK):
+            try:
+                m["peak_gflops"] = self.run_json(
+                    [peak, "--threads", str(self.opts.threads)])["peak_gflops"]
+            except (Failure, KeyError) as e:
+                log(f"no peak measurement: {e}")
+        else:
+            log(f"no peak measurement: {peak} not built")
         return m
 
     def versions(self):

@@ -86,6 +86,10 @@ def main():
     if settings.get("nice"):
         print("**Smoke run at nice 19 on a shared machine: the numbers are not results.**\n")
 
+    peak = machine.get("peak_gflops")
+    if peak:
+        print(f"Measured peak of the pinned CPUs (bench_peak_fma): {peak:.1f} GFLOP/s; tirtune's "
+              f"GFLOP/s are followed by their share of it.\n")
     header = ["group", "workload", "tirtune GFLOP/s"]
     for b in baselines:
         label = KNOWN.get(b, b)
@@ -105,6 +109,8 @@ def main():
             continue
         t = w["tirtune"]
         row = [w["group"], w["name"], fmt_gflops(w["flops"], t["latency_s"])]
+        if peak and w.get("kind") != "network":  # a model's FLOPs count only some operators
+            row[2] += f" ({w['flops'] / t['latency_s'] / 1e9 / peak:.0%})"
         for b in baselines:
             timing = w.get("baselines", {}).get(b)
             if timing:

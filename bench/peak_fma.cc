@@ -1,0 +1,116 @@
+// The machine's measured float32 peak: every thread runs independent fused multiply-add chains
+// (24 vector accumulators, more than the FMA latency times the issue width needs) on the widest
+// vectors the CPU has, and the sum over the threads is reported, so that a kernel's GFLOP/s can be
+// said as a fraction of what the cores do (../shared/BENCHMARKS.md asks for it). Pin it as the
+// kernels are pinned (taskset), one thread per CPU.
+//
+//   bench_peak_fma [--threads N] [--seconds S]   prints one JSON line
+#include <fmt/core.h>
+#include <immintrin.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+constexpr int kChains = 24;
+constexpr long kStepsPerCheck = 1 << 20;
+
+// kChains vectors of FMAs, `steps` times, on 512-bit and on 256-bit vectors (each function
+// compiled for its instructions, so that the intrinsics inline). The result depends on every
+// accumulator so that nothing is optimized away; x -> 0.5 x + 0.5 stays finite.
+__attribute__((target("avx512f"))) float Chains512(long steps) {
+  __m512 acc[kChains];
+  for (int i = 0; i < kChains; ++i) acc[i] = _mm512_set1_ps(static_cast<float>(i));
+  const __m512 half = _mm512_set1_ps(0.5f);
+  for (long s = 0; s < steps; ++s) {
+#pragma GCC unroll 24
+    for (int i = 0; i < kChains; ++i) acc[i] = _mm512_fmadd_ps(acc[i], half, half);
+  }
+  float out = 0;
+  for (int i = 0; i < kChains; ++i) {
+    float lanes[16];
+    _mm512_storeu_ps(lanes, acc[i]);
+    for (float x : lanes) out += x;
+  }
+  return out;
+}
+
+__attribute__((target("avx2,fma"))) float Chains256(long steps) {
+  __m256 acc[kChains];
+  for (int i = 0; i < kChains; ++i) acc[i] = _mm256_set1_ps(static_cast<float>(i));
+  const __m256 half = _mm256_set1_ps(0.5f);
+  for (long s = 0; s < steps; ++s) {
+#pragma GCC unroll 24
+    for (int i = 0; i < kChains; ++i) acc[i] = _mm256_fmadd_ps(acc[i], half, half);
+  }
+  float out = 0;
+  for (int i = 0; i < kChains; ++i) {
+    float lanes[8];
+    _mm256_storeu_ps(lanes, acc[i]);
+    for (float x : lanes) out += x;
+  }
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int threads = static_cast<int>(std::thread::hardware_concurrency());
+  double seconds = 1.0;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (std::strcmp(argv[i], "--threads") == 0)
+      threads = std::atoi(argv[i + 1]);
+    else if (std::strcmp(argv[i], "--seconds") == 0)
+      seconds = std::atof(argv[i + 1]);
+  }
+  if (argc % 2 == 0 || threads < 1 || !(seconds > 0)) {
+    fmt::print(stderr, "usage: bench_peak_fma [--threads N >= 1] [--seconds S > 0]\n");
+    return 2;
+  }
+  __builtin_cpu_init();
+  bool avx512 = __builtin_cpu_supports("avx512f");
+  if (!avx512 && !(__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))) {
+    fmt::print(stderr, "bench_peak_fma: this CPU has neither AVX-512F nor AVX2 with FMA\n");
+    return 1;
+  }
+  int lanes = avx512 ? 16 : 8;
+  auto run = [&](long steps) { return avx512 ? Chains512(steps) : Chains256(steps); };
+  run(kStepsPerCheck);  // warm-up: clocks and the vector unit's power state
+
+  std::vector<double> gflops(threads);
+  std::atomic<float> sink{0};
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t) {
+    pool.emplace_back([&, t] {
+      auto start = std::chrono::steady_clock::now();
+      long steps = 0;
+      double elapsed = 0;
+      float keep = 0;
+      while (elapsed < seconds) {
+        keep += run(kStepsPerCheck);
+        steps += kStepsPerCheck;
+        elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      }
+      sink.store(keep);
+      gflops[t] = 2.0 * kChains * lanes * steps / elapsed / 1e9;
+    });
+  }
+  for (std::thread& t : pool) t.join();
+  double total = 0;
+  std::string per_thread;
+  for (double g : gflops) {
+    total += g;
+    per_thread += fmt::format("{}{:.1f}", per_thread.empty() ? "" : ", ", g);
+  }
+  fmt::print(
+      "{{\"peak_gflops\": {:.1f}, \"threads\": {}, \"per_thread_gflops\": [{}], "
+      "\"vector_bits\": {}, \"sink\": {}}}\n",
+      total, threads, per_thread, lanes * 32, sink.load() > 0 ? 1 : 0);
+  return 0;
+}
