@@ -6,7 +6,6 @@
 //
 //   bench_peak_fma [--threads N] [--seconds S]   prints one JSON line
 #include <fmt/core.h>
-#include <immintrin.h>
 
 #include <atomic>
 #include <chrono>
@@ -21,42 +20,31 @@ namespace {
 constexpr int kChains = 24;
 constexpr long kStepsPerCheck = 1 << 20;
 
-// kChains vectors of FMAs, `steps` times, on 512-bit and on 256-bit vectors (each function
-// compiled for its instructions, so that the intrinsics inline). The result depends on every
-// accumulator so that nothing is optimized away; x -> 0.5 x + 0.5 stays finite.
-__attribute__((target("avx512f"))) float Chains512(long steps) {
-  __m512 acc[kChains];
-  for (int i = 0; i < kChains; ++i) acc[i] = _mm512_set1_ps(static_cast<float>(i));
-  const __m512 half = _mm512_set1_ps(0.5f);
+// kChains vectors of FMAs, `steps` times. Inlined into a function compiled for the vectors'
+// instructions (below), where a * b + c contracts to an FMA (-ffp-contract=fast, CMakeLists.txt).
+// The result depends on every accumulator so that nothing is optimized away; x -> 0.5 x + 0.5
+// stays finite.
+template <typename Vec, int kLanes>
+__attribute__((always_inline)) inline float Chains(long steps) {
+  Vec acc[kChains];
+  for (int i = 0; i < kChains; ++i) acc[i] = Vec{} + static_cast<float>(i);
+  const Vec half = Vec{} + 0.5f;
   for (long s = 0; s < steps; ++s) {
 #pragma GCC unroll 24
-    for (int i = 0; i < kChains; ++i) acc[i] = _mm512_fmadd_ps(acc[i], half, half);
+    for (int i = 0; i < kChains; ++i) acc[i] = acc[i] * half + half;
   }
   float out = 0;
   for (int i = 0; i < kChains; ++i) {
-    float lanes[16];
-    _mm512_storeu_ps(lanes, acc[i]);
-    for (float x : lanes) out += x;
+    for (int l = 0; l < kLanes; ++l) out += acc[i][l];
   }
   return out;
 }
 
-__attribute__((target("avx2,fma"))) float Chains256(long steps) {
-  __m256 acc[kChains];
-  for (int i = 0; i < kChains; ++i) acc[i] = _mm256_set1_ps(static_cast<float>(i));
-  const __m256 half = _mm256_set1_ps(0.5f);
-  for (long s = 0; s < steps; ++s) {
-#pragma GCC unroll 24
-    for (int i = 0; i < kChains; ++i) acc[i] = _mm256_fmadd_ps(acc[i], half, half);
-  }
-  float out = 0;
-  for (int i = 0; i < kChains; ++i) {
-    float lanes[8];
-    _mm256_storeu_ps(lanes, acc[i]);
-    for (float x : lanes) out += x;
-  }
-  return out;
-}
+using Vec16 = float __attribute__((vector_size(64)));
+using Vec8 = float __attribute__((vector_size(32)));
+
+__attribute__((target("avx512f"))) float Chains512(long steps) { return Chains<Vec16, 16>(steps); }
+__attribute__((target("avx2,fma"))) float Chains256(long steps) { return Chains<Vec8, 8>(steps); }
 
 }  // namespace
 
