@@ -261,7 +261,7 @@ class Suite:
             "ORDER BY r.id", (workload_id, target)).fetchall()
         db.close()
         trials, elapsed, statuses = [], 0.0, {}
-        first = min([started] + [created for _, _, created in rows[:1]])
+        first = min(started, rows[0][2]) if rows else started
         for status, median, created in rows:
             statuses[status] = statuses.get(status, 0) + 1
             elapsed = max(elapsed, created - first)
@@ -410,7 +410,7 @@ class Suite:
         with their best records and compares it with onnxruntime (bench/vs_onnxruntime.sh:
         outputs on the same inputs, then latency in alternating pairs); returns its results
         entry, a "network" workload."""
-        name = os.path.splitext(os.path.basename(path))[0]
+        name = model_name(path)
         tag = f"[{index}/{count}] {name}"
         logs = os.path.join(self.work, "logs", re.sub(r"[^A-Za-z0-9_.-]", "_", name) + ".log")
         entry = {"name": name, "index": index, "group": "Network", "kind": "network",
@@ -555,8 +555,8 @@ class Suite:
         count = len(specs) + len(self.opts.models)
         jobs = [(spec, lambda i, s=spec, n=name, sh=shape: self.workload(i, count, s, n, sh))
                 for spec, name, shape in specs]
-        jobs += [(name, lambda i, m=m: self.model(i, count, m))
-                 for name, m in zip(self.job_names([]), self.opts.models)]
+        jobs += [(model_name(m), lambda i, m=m: self.model(i, count, m))
+                 for m in self.opts.models]
         try:
             for i, (spec, job) in enumerate(jobs, 1):
                 if spec in done:
@@ -583,8 +583,7 @@ class Suite:
 
     def job_names(self, specs):
         """The results-file names of the operator workloads `specs`, then of the models."""
-        return [spec for spec, _, _ in specs] + [os.path.splitext(os.path.basename(m))[0]
-                                                 for m in self.opts.models]
+        return [spec for spec, _, _ in specs] + [model_name(m) for m in self.opts.models]
 
     def previous_results(self, settings):
         """The results file a --resume continues, or None when there is none yet; exits when it
@@ -641,6 +640,11 @@ class Suite:
                     bad += 1
                     log(f"WRONG {label}: {e}")
         return 1 if bad else 0
+
+
+def model_name(path):
+    """A model's workload name in the results file: its file name without the extension."""
+    return os.path.splitext(os.path.basename(path))[0]
 
 
 def parse(argv):

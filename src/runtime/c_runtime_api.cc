@@ -1,15 +1,13 @@
 // The C functions compiled kernels call (runtime/c_runtime_api.h) and their symbol table.
 #include "tirtune/runtime/c_runtime_api.h"
 
-#include <sys/mman.h>
-
 #include <algorithm>
 #include <cstddef>
-#include <cstdint>
 #include <cstdlib>
 #include <vector>
 
 #include "tirtune/runtime/thread_pool.h"
+#include "tirtune/support/huge_pages.h"
 
 extern "C" int32_t tirtune_parallel_for(TirtuneParallelBody body, void* closure, int64_t extent,
                                         int32_t max_tasks) {
@@ -85,14 +83,7 @@ extern "C" void* tirtune_workspace_alloc(int64_t nbytes, int64_t alignment) {
   void* base = std::aligned_alloc(align, align + capacity);
   if (base == nullptr) return nullptr;
   void* ptr = static_cast<char*>(base) + align;
-  // A large workspace (a packed matrix) on huge pages where the kernel gives them on request;
-  // the advice covers the whole pages inside the block.
-  constexpr uintptr_t kPage = 4096, kHugePage = uintptr_t{2} << 20;
-  if (capacity >= kHugePage) {
-    uintptr_t begin = (reinterpret_cast<uintptr_t>(ptr) + kPage - 1) & ~(kPage - 1);
-    uintptr_t end = (reinterpret_cast<uintptr_t>(ptr) + capacity) & ~(kPage - 1);
-    madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
-  }
+  tirtune::AdviseHugePages(ptr, capacity);  // a large workspace, e.g. a packed matrix
   *HeaderOf(ptr) = BlockHeader{base, capacity, align};
   return ptr;
 }

@@ -2,8 +2,6 @@
 // IEEE half / bfloat16 conversion, and a platform-independent random fill.
 #include "tirtune/support/ndarray.h"
 
-#include <sys/mman.h>
-
 #include <bit>
 #include <cmath>
 #include <cstdlib>
@@ -11,13 +9,13 @@
 #include <limits>
 
 #include "tirtune/support/error.h"
+#include "tirtune/support/huge_pages.h"
 
 namespace tirtune {
 
 namespace {
 
 constexpr size_t kAlignment = 64;
-constexpr size_t kHugePage = size_t{2} << 20;
 
 // The in-memory element kinds NDArray supports; every other dtype is rejected by Empty().
 enum class Elem { kBool, kI8, kI16, kI32, kI64, kU8, kU16, kU32, kU64, kF16, kBF16, kF32, kF64 };
@@ -186,17 +184,15 @@ NDArray NDArray::Empty(std::vector<int64_t> shape, DataType dtype) {
   NDArray a;
   a.shape_ = std::move(shape);
   a.dtype_ = dtype;
-  // aligned_alloc wants a size that is a multiple of the alignment, and non-zero. An array of a
-  // huge page or more is placed on huge pages where the kernel gives them on request
-  // (transparent_hugepage=madvise, Debian's default): a kernel walking a large matrix along a
-  // column otherwise misses the TLB on nearly every row.
+  // aligned_alloc wants a size that is a multiple of the alignment, and non-zero. A large array
+  // is aligned to a huge page so that all of it can be on huge pages.
   size_t bytes = static_cast<size_t>(a.nbytes());
-  size_t align = bytes >= kHugePage ? kHugePage : kAlignment;
+  size_t align = bytes >= kHugePageBytes ? kHugePageBytes : kAlignment;
   size_t padded = (bytes + align - 1) / align * align;
   if (padded == 0) padded = align;
   void* p = std::aligned_alloc(align, padded);
   if (p == nullptr) throw std::bad_alloc();
-  if (align == kHugePage) madvise(p, padded, MADV_HUGEPAGE);  // advice only: failure is harmless
+  AdviseHugePages(p, padded);
   std::memset(p, 0, padded);
   a.data_ = std::shared_ptr<void>(p, Free{});
   return a;
