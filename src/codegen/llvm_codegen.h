@@ -1,6 +1,7 @@
 // Translation of a lowered PrimFunc (lower/lower.h) into an LLVM module: private to
 // src/codegen, the only header that exposes LLVM types. Expressions are emitted by
-// llvm_codegen_expr.cc, statements, functions and parallel outlining by llvm_codegen_stmt.cc.
+// llvm_codegen_expr.cc (math intrinsics by llvm_codegen_math.cc), statements, functions and
+// parallel outlining by llvm_codegen_stmt.cc.
 //
 // Values live in registers as: bool -> i1, intN/uintN -> iN, float16/bfloat16/float32 -> float
 // (half-precision types compute in float32 and are rounded on store or cast, as in the
@@ -72,6 +73,7 @@ class CodeGenLLVM final : public ExprFunctor<llvm::Value*>, public StmtFunctor<v
   llvm::Value* EmitIntDiv(NodeKind kind, DataType t, llvm::Value* a, llvm::Value* b,
                           const Expr& divisor);
   llvm::Value* EmitCast(DataType from, DataType to, llvm::Value* v);
+  // ---- Math intrinsics (llvm_codegen_math.cc) ----
   llvm::Value* EmitIntrinsic(const CallNode* op, const std::vector<llvm::Value*>& args);
   llvm::Value* CallUnaryIntrinsic(llvm::Intrinsic::ID id, llvm::Value* x);
   llvm::Value* CallLibmPerLane(const char* name, llvm::Value* x);
