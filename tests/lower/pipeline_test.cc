@@ -113,8 +113,9 @@ TEST(Lower, TiledGemmWithCacheWriteGetsATileAccumulatorAndVectorRows) {
   for (const auto& step : steps) names.push_back(step.first);
   EXPECT_EQ(names, (std::vector<std::string>{
                        "LowerInitBlocks", "ConvertBlocksToLoops", "CompactBufferAllocations",
-                       "FlattenBuffers", "PlanStorageScopes", "SimplifyStatements", "UnrollLoops",
-                       "SimplifyStatements", "VectorizeLoops", "SerializeNestedParallel"}));
+                       "FlattenBuffers", "PlanStorageScopes", "SimplifyStatements",
+                       "SkipPaddingTaps", "UnrollLoops", "SimplifyStatements", "VectorizeLoops",
+                       "SerializeNestedParallel"}));
   ExpectFuncEqual(steps.back().second, R"(@prim_func
 def gemm(A: Buffer((128,), float32), B: Buffer((192,), float32), C: Buffer((96,), float32)):
     for i_0 in parallel(2):

@@ -52,6 +52,11 @@ PrimFunc PlanStorageScopes(const PrimFunc& func, const LowerOptions& options = {
 /// statements that do nothing: decided `if`s, unit loops, no-ops (simplify_statements.cc).
 PrimFunc SimplifyStatements(const PrimFunc& func);
 
+/// Loop form: a reduction update that adds `select(inside, x, 0) * w` (an inlined zero pad) gets
+/// the conjuncts of `inside` that only outer loops decide as an `if` around the loop body they
+/// are decided in, so the taps on the padding are skipped (skip_padding_taps.cc).
+PrimFunc SkipPaddingTaps(const PrimFunc& func);
+
 /// Expands unrolled loops, and serial loops under "pragma_auto_unroll_max_step", into copies of
 /// their bodies (unroll_loops.cc).
 PrimFunc UnrollLoops(const PrimFunc& func, const LowerOptions& options = {});

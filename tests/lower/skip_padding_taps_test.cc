@@ -1,0 +1,116 @@
+// SkipPaddingTaps: the conjuncts of an inlined pad that outer loops decide become `if`s around
+// loop bodies, so the taps on the padding are skipped; everything else is left as it was.
+#include "lower_check.h"
+#include "tirtune/ir/functor.h"
+
+namespace tirtune {
+namespace {
+
+using namespace tirtune::testing;
+
+TEST(SkipPaddingTaps, RowConjunctsGuardTheReductionBodyWhereTheyAreDecided) {
+  // The h loop holds the init too, so the row test goes around the rh body; the column test
+  // depends on w, whose body holds no loop, so it stays in the select.
+  PrimFunc f = ParseFunc(R"(@prim_func
+def c(A: Buffer((4, 4, 3), float32), W: Buffer((3, 3, 3), float32), B: Buffer((4, 4), float32)):
+    for h in range(4):
+        for w0 in range(4):
+            B[h, w0] = 0.0
+        for rh in range(3):
+            for rc in range(3):
+                for w in range(4):
+                    B[h, w] = B[h, w] + select(1 <= h + rh and h + rh < 5 and 1 <= w + rc and w + rc < 5, A[min(max(h + rh - 1, 0), 3), min(max(w + rc - 1, 0), 3), rc], 0.0) * W[rh, rc, 0]
+)");
+  PrimFunc skipped = SkipPaddingTaps(f);
+  ExpectFuncEqual(skipped, R"(@prim_func
+def c(A: Buffer((4, 4, 3), float32), W: Buffer((3, 3, 3), float32), B: Buffer((4, 4), float32)):
+    for h in range(4):
+        for w0 in range(4):
+            B[h, w0] = 0.0
+        for rh in range(3):
+            if 1 <= h + rh and h + rh < 5:
+                for rc in range(3):
+                    for w in range(4):
+                        B[h, w] = B[h, w] + select(1 <= w + rc and w + rc < 5, A[min(max(h + rh - 1, 0), 3), min(max(w + rc - 1, 0), 3), rc], 0.0) * W[rh, rc, 0]
+)");
+  ExpectSameNumbers(f, skipped);
+}
+
+TEST(SkipPaddingTaps, CastSelectsAndUpdatesWrittenTheOtherWayRoundAreRecognized) {
+  // The weight is on the left, the select is cast, and the accumulator is on the right.
+  PrimFunc f = ParseFunc(R"(@prim_func
+def c(A: Buffer((6, 2), float16), W: Buffer((3, 2), float32), B: Buffer((6,), float32)):
+    for rh in range(3):
+        for h in range(6):
+            for rc in range(2):
+                B[h] = W[rh, rc] * cast(float32, select(1 <= h + rh and h + rh < 7, A[min(max(h + rh - 1, 0), 5), rc], float16(0.0))) + B[h]
+)");
+  PrimFunc skipped = SkipPaddingTaps(f);
+  ExpectFuncEqual(skipped, R"(@prim_func
+def c(A: Buffer((6, 2), float16), W: Buffer((3, 2), float32), B: Buffer((6,), float32)):
+    for rh in range(3):
+        for h in range(6):
+            if 1 <= h + rh and h + rh < 7:
+                for rc in range(2):
+                    B[h] = W[rh, rc] * cast(float32, A[min(max(h + rh - 1, 0), 5), rc]) + B[h]
+)");
+  ExpectSameNumbers(f, skipped);
+}
+
+TEST(SkipPaddingTaps, LeavesBodiesWithOtherStoresBufferTestsAndVectorLoopsAlone) {
+  // A store that is not an update (the pad is materialized), a mask read from a buffer, a
+  // vectorized loop, and an innermost body (no loop inside) all keep their selects.
+  std::string text = R"(@prim_func
+def c(A: Buffer((8,), float32), M: Buffer((8,), int32), W: Buffer((3, 8), float32), P: Buffer((8,), float32), B: Buffer((8, 8), float32)):
+    for h in range(8):
+        for r in range(3):
+            P[h] = select(1 <= h + r, A[max(h + r - 1, 0)], 0.0)
+            for c0 in range(8):
+                B[h, c0] = B[h, c0] + P[h] * W[r, c0]
+    for h in range(8):
+        for r in range(3):
+            for c1 in range(8):
+                B[h, c1] = B[h, c1] + select(M[h] > 0, A[h], 0.0) * W[r, c1]
+    for r in range(3):
+        for h in range(8):
+            for c2 in vectorized(8):
+                B[h, c2] = B[h, c2] + select(1 <= h + r, A[max(h + r - 1, 0)], 0.0) * W[r, c2]
+    for h in range(8):
+        for c3 in vectorized(8):
+            for r in range(3):
+                for k in range(2):
+                    B[h, c3] = B[h, c3] + select(1 <= h + r, A[max(h + r - 1, 0)], 0.0) * W[r, c3]
+)";
+  PrimFunc f = ParseFunc(text);
+  ExpectFuncEqual(SkipPaddingTaps(f), text);
+}
+
+TEST(SkipPaddingTaps, LoweringSkipsTheTapsUnlessAskedNotTo) {
+  PrimFunc f = ParseFunc(R"(@prim_func
+def c(A: Buffer((6,), float32), W: Buffer((3, 4), float32), B: Buffer((6, 4), float32)):
+    for h in range(6):
+        for co0 in range(4):
+            B[h, co0] = 0.0
+        for rh in range(3):
+            for co in range(4):
+                for rc in range(2):
+                    B[h, co] = B[h, co] + select(1 <= h + rh and h + rh < 7, A[min(max(h + rh - 1, 0), 5)], 0.0) * W[rh, co]
+)");
+  auto has_if = [](const PrimFunc& g) {
+    bool found = false;
+    PreOrderVisit(g->body, [&](const Object* node) {
+      found = found || node->kind() == NodeKind::kIfThenElse;
+      return !found;
+    });
+    return found;
+  };
+  PrimFunc lowered = Lower(f);
+  EXPECT_TRUE(has_if(lowered)) << Print(lowered);
+  ExpectSameNumbers(f, lowered);
+  LowerOptions keep;
+  keep.skip_padding_taps = false;
+  EXPECT_FALSE(has_if(Lower(f, keep)));
+}
+
+}  // namespace
+}  // namespace tirtune
