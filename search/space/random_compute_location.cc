@@ -5,15 +5,32 @@
 // location, so a mutated decision moves the block elsewhere on replay). A block AddRFactor
 // marked has its rfactor producer placed the same way, after it.
 //
+// A zero-padding stage (`pad[...] = select(inside, data[...], 0)`) also gets a second design
+// space where it is inlined outright: inlined, lowering skips the taps that land on the padding
+// (SkipPaddingTaps), and sampling the location among a dozen loops would seldom try it.
+//
 // Before:                            After (location: the consumer's loop h):
 //   for h, w, c: pad[h, w, c] = ...    for h:
 //   for h, w, co, rh, rw, rc:            for ax0, ax1, ax2: pad[h + ax0, ax1, ax2] = ...
 //     conv[h, w, co] += pad[...] * W     for w, co, rh, rw, rc: conv[h, w, co] += ...
 #include "block_analysis.h"
+#include "tirtune/ir/functor.h"
 #include "tirtune/search/space.h"
 
 namespace tirtune {
 namespace {
+
+bool IsZero(const Expr& e) {
+  if (const auto* f = e.as<FloatImmNode>()) return f->value == 0.0;
+  return IsConstInt(e, 0);
+}
+
+// The block stores `select(inside, a load, 0)`: a zero-padding stage.
+bool IsZeroPadding(const BlockNode* block) {
+  const auto* store = block->body.as<BufferStoreNode>();
+  const auto* select = store != nullptr ? store->value.as<SelectNode>() : nullptr;
+  return select != nullptr && select->t->kind() == NodeKind::kBufferLoad && IsZero(select->f);
+}
 
 class RandomComputeLocation : public ScheduleRule {
  public:
@@ -36,7 +53,19 @@ class RandomComputeLocation : public ScheduleRule {
     } catch (const ScheduleError&) {
       return {sch};
     }
-    return {std::move(out)};
+    std::vector<Schedule> spaces{std::move(out)};
+    // Step 3. A padding stage inlined.
+    const BlockNode* original = sch.Get(block)->block.get();
+    if (original->annotations.count(kAnnRandomComputeProducer) == 0 && IsZeroPadding(original)) {
+      Schedule inlined = sch.Copy();
+      try {
+        inlined.ComputeInline(block);
+        spaces.push_back(std::move(inlined));
+      } catch (const ScheduleError&) {
+        // Not inlinable here: the sampled location is the only space.
+      }
+    }
+    return spaces;
   }
 
  private:

@@ -150,5 +150,24 @@ TEST(GemmSpace, RandomSamplesReachTheHandWrittenStructure) {
   EXPECT_GE(found, 1);
 }
 
+// ---- Convolution.
+
+TEST(ConvSpace, EachSpaceComesAgainWithThePaddingInlined) {
+  const PrimFunc f = MakeWorkload("conv2d:1,7,7,4,8,3,1,1").func;
+  SpaceGenerator gen = SpaceGenerator::DefaultCpu(TestConfig());
+  std::vector<Schedule> spaces = gen.GenerateDesignSpaces(f, 1);
+  size_t inlined = 0;
+  for (const Schedule& space : spaces) {
+    if (!HasBlock(space.func(), "pad_temp")) {
+      ++inlined;
+      std::optional<Schedule> sch =
+          gen.ReplayAndPostprocess(f, WithoutDecisions(space.trace()), /*seed=*/3);
+      ASSERT_TRUE(sch.has_value()) << space.trace().ToText();
+      EXPECT_EQ(CompareOutputs(f, sch->func()), "");
+    }
+  }
+  EXPECT_EQ(inlined * 2, spaces.size());
+}
+
 }  // namespace
 }  // namespace tirtune
