@@ -3,10 +3,14 @@
 // available locations depend on everything before the instruction, so the trace is replayed up
 // to it first.
 //
+// A zero-padding stage goes inline half the time when it can: inlined, lowering skips the taps on
+// the padding, and among a dozen locations a uniform pick would seldom try it.
+//
 // Before: l5 = SampleComputeLocation(b1)  # decision -1 (root)
 // After:  l5 = SampleComputeLocation(b1)  # decision 2 (the third enclosing loop)
 #include <algorithm>
 
+#include "../space/block_analysis.h"
 #include "tirtune/ir/functor.h"
 #include "tirtune/search/space.h"
 
@@ -29,10 +33,15 @@ class MutateComputeLocation : public Mutator {
     }
     // Step 2. The first whose block has another location available.
     for (size_t index : candidates) {
-      std::vector<int64_t> options = AvailableLocations(func, trace, index);
+      bool padding = false;
+      std::vector<int64_t> options = AvailableLocations(func, trace, index, &padding);
       const nlohmann::json& current = trace.insts()[index].decision;
       if (current.is_number_integer()) std::erase(options, current.get<int64_t>());
       if (options.empty()) continue;
+      bool can_inline = std::find(options.begin(), options.end(), -2) != options.end();
+      if (padding && can_inline && options.size() > 1 && rng.UniformInt(0, 2) == 0) {
+        return trace.WithDecision(index, -2);
+      }
       int64_t choice = options[rng.UniformInt(0, static_cast<int64_t>(options.size()))];
       return trace.WithDecision(index, choice);
     }
@@ -42,8 +51,9 @@ class MutateComputeLocation : public Mutator {
  private:
   // The decisions SampleComputeLocation would accept at instruction `index` of `trace`: -1 (root),
   // -2 (inline) and the indices of the candidate loops. Empty when the prefix does not replay.
+  // `padding` tells whether the block is a zero-padding stage.
   static std::vector<int64_t> AvailableLocations(const PrimFunc& func, const Trace& trace,
-                                                 size_t index) {
+                                                 size_t index, bool* padding) {
     Trace prefix;
     for (size_t i = 0; i <= index; ++i) prefix.Append(trace.insts()[i]);
     Schedule sch(func);
@@ -54,6 +64,7 @@ class MutateComputeLocation : public Mutator {
     }
     const Instruction& sample = sch.trace().insts().back();
     BlockRV block{std::get<RVRef>(sample.inputs[0]).id};
+    *padding = IsZeroPadding(sch.Get(block)->block.get());
     auto accepts = [&](int64_t decision) {
       return sch.CanApply([&](Schedule& s) { s.SampleComputeLocation(block, decision); });
     };

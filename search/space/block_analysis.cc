@@ -143,6 +143,14 @@ bool HasConsumer(const ScheduleState& state, const BlockRealizeNode* realize) {
 
 bool IsTiled(const BlockNode* block) { return block->annotations.count(kAnnTilingStructure) > 0; }
 
+bool IsZeroPadding(const BlockNode* block) {
+  const auto* store = block->body.as<BufferStoreNode>();
+  const auto* select = store != nullptr ? store->value.as<SelectNode>() : nullptr;
+  if (select == nullptr || select->t->kind() != NodeKind::kBufferLoad) return false;
+  if (const auto* f = select->f.as<FloatImmNode>()) return f->value == 0.0;
+  return IsConstInt(select->f, 0);
+}
+
 std::optional<ReadWritePattern> AnalyzeReadWrite(const BufferRegion& read,
                                                  const BufferRegion& write) {
   // Step 1. Each write index is an iterator; remember its dimension.

@@ -46,6 +46,8 @@ bool HasTrivialBinding(const ScheduleState& state, const BlockRealizeNode* reali
 bool HasConsumer(const ScheduleState& state, const BlockRealizeNode* realize);
 /// MultiLevelTiling already tiled the block (it carries the tiling-structure annotation).
 bool IsTiled(const BlockNode* block);
+/// The block stores `select(inside, a load, 0)`: a zero-padding stage.
+bool IsZeroPadding(const BlockNode* block);
 
 /// How the indices of `read` relate to those of `write` when every write index is a block
 /// iterator: each read index is a constant or `iterator + constant`. Injective: no write

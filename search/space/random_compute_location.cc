@@ -14,23 +14,10 @@
 //   for h, w, co, rh, rw, rc:            for ax0, ax1, ax2: pad[h + ax0, ax1, ax2] = ...
 //     conv[h, w, co] += pad[...] * W     for w, co, rh, rw, rc: conv[h, w, co] += ...
 #include "block_analysis.h"
-#include "tirtune/ir/functor.h"
 #include "tirtune/search/space.h"
 
 namespace tirtune {
 namespace {
-
-bool IsZero(const Expr& e) {
-  if (const auto* f = e.as<FloatImmNode>()) return f->value == 0.0;
-  return IsConstInt(e, 0);
-}
-
-// The block stores `select(inside, a load, 0)`: a zero-padding stage.
-bool IsZeroPadding(const BlockNode* block) {
-  const auto* store = block->body.as<BufferStoreNode>();
-  const auto* select = store != nullptr ? store->value.as<SelectNode>() : nullptr;
-  return select != nullptr && select->t->kind() == NodeKind::kBufferLoad && IsZero(select->f);
-}
 
 class RandomComputeLocation : public ScheduleRule {
  public:

@@ -6,6 +6,7 @@
 #include "ir_texts.h"
 #include "space_check.h"
 #include "tirtune/ir/parser.h"
+#include "tirtune/te/workload_registry.h"
 
 namespace tirtune {
 namespace {
@@ -120,6 +121,26 @@ TEST(MutateComputeLocation, MovesAProducerToAnotherAvailableLocation) {
     }
   }
   EXPECT_GE(reached.size(), 2u);
+}
+
+TEST(MutateComputeLocation, InlinesAPaddingStageHalfTheTime) {
+  PrimFunc f = MakeWorkload("conv2d:1,7,7,4,8,3,1,1").func;
+  RandomEngine rng(5);
+  auto mutator = MakeMutateComputeLocation();
+  int inlined = 0, mutations = 0;
+  for (uint64_t seed = 0; seed < 40; ++seed) {
+    Schedule sch = Sample(f, 0, seed);  // space 0 samples the padding's location
+    std::optional<Trace> mutated = mutator->Apply(f, sch.trace(), rng);
+    if (!mutated) continue;
+    ++mutations;
+    for (size_t i : Find(*mutated, "SampleComputeLocation")) {
+      inlined += mutated->insts()[i].decision == -2 ? 1 : 0;
+    }
+  }
+  ASSERT_GE(mutations, 30);
+  // Half by the bias, and a share of the uniform pick among a dozen locations.
+  EXPECT_GE(inlined, mutations * 2 / 5);
+  EXPECT_LT(inlined, mutations);
 }
 
 TEST(MutateComputeLocation, FindsNothingWithoutLocationDecisions) {
