@@ -14,8 +14,10 @@
 //
 // Skipping `acc + 0 * w` leaves `acc` as it was for every finite `w`; an infinite or NaN `w` on a
 // padded tap no longer reaches the result (oneDNN skips these taps the same way). A conjunct is
-// hoisted at the outermost loop whose body defines none of its variables, never inside a
-// vectorized loop (the vectorizer wants straight-line bodies) and never when it reads a buffer.
+// hoisted at the outermost loop whose body defines none of its variables; never inside a
+// vectorized loop (the vectorizer wants straight-line bodies), never around a body without a
+// serial or parallel loop in it (an `if` in an innermost loop keeps LLVM from holding the
+// accumulators in registers), and never when it reads a buffer.
 #include <algorithm>
 #include <optional>
 
@@ -162,12 +164,15 @@ std::vector<const VarNode*> DefinedVars(const Stmt& body) {
   return vars;
 }
 
-bool ContainsSerialLoop(const Stmt& s) {
+// A loop that stays a loop in the machine code: serial or parallel, not vectorized or unrolled.
+// An `if` around a body without one would sit in an innermost loop, where LLVM no longer keeps
+// the accumulators in registers.
+bool ContainsRuntimeLoop(const Stmt& s) {
   bool found = false;
   PreOrderVisit(s, [&](const Object* node) {
-    if (node->kind() == NodeKind::kFor &&
-        static_cast<const ForNode*>(node)->for_kind != ForKind::kVectorized) {
-      found = true;
+    if (node->kind() == NodeKind::kFor) {
+      ForKind kind = static_cast<const ForNode*>(node)->for_kind;
+      found = kind == ForKind::kSerial || kind == ForKind::kParallel;
     }
     return !found;
   });
@@ -235,7 +240,7 @@ class PaddingTapSkipper : public StmtMutator {
       if (!depends_inside && !ReadsBuffer(c)) hoisted.push_back(c);
     }
     if (hoisted.empty()) return body;
-    if (!ContainsSerialLoop(body)) return body;
+    if (!ContainsRuntimeLoop(body)) return body;
     return MakeIfThenElse(*JoinConjuncts(hoisted), ConjunctRemover(hoisted).VisitStmt(body));
   }
 

@@ -58,8 +58,9 @@ def c(A: Buffer((6, 2), float16), W: Buffer((3, 2), float32), B: Buffer((6,), fl
 }
 
 TEST(SkipPaddingTaps, LeavesBodiesWithOtherStoresBufferTestsAndVectorLoopsAlone) {
-  // A store that is not an update (the pad is materialized), a mask read from a buffer, a
-  // vectorized loop, and an innermost body (no loop inside) all keep their selects.
+  // A store that is not an update (the pad is materialized), a mask read from a buffer, bodies
+  // without a loop that stays a loop (innermost, or holding only an unrolled loop), and a
+  // vectorized loop all keep their selects.
   std::string text = R"(@prim_func
 def c(A: Buffer((8,), float32), M: Buffer((8,), int32), W: Buffer((3, 8), float32), P: Buffer((8,), float32), B: Buffer((8, 8), float32)):
     for h in range(8):
@@ -75,6 +76,10 @@ def c(A: Buffer((8,), float32), M: Buffer((8,), int32), W: Buffer((3, 8), float3
         for h in range(8):
             for c2 in vectorized(8):
                 B[h, c2] = B[h, c2] + select(1 <= h + r, A[max(h + r - 1, 0)], 0.0) * W[r, c2]
+    for h in range(8):
+        for r in range(3):
+            for k in unroll(2):
+                B[h, k] = B[h, k] + select(1 <= h + r, A[max(h + r - 1, 0)], 0.0) * W[r, k]
     for h in range(8):
         for c3 in vectorized(8):
             for r in range(3):
