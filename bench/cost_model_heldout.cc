@@ -1,13 +1,15 @@
 // How well the XGBoost cost model ranks the candidates of a task it was not trained on, measured
 // on real tuning records: every (workload, target) group of the given databases is a task; each
-// task in turn is held back, the model trains on the records of all the others, and the pairwise
-// ranking accuracy over the held-back task's records is reported (PairwiseRankingAccuracy: pairs
-// with different times, a failure being the slowest). Also reported per task: the accuracy over
-// the pairs whose times differ by more than 2%, 5% and 10% (closer pairs are within this
-// machine's timing noise and have no true order), the random model's accuracy, and the time to
-// replay and extract the features. With
-// IN_TASK=1, each task is split 70/30 instead, and the report adds what the 10% and 5% best
-// predicted of the test records would find (their fastest time over the fastest of all).
+// task in turn is held back, the model trains on the records of all the others (never on those
+// of the same workload, from any of the databases: a random-search database of a workload can be
+// held out against a model trained on the other workloads' evolutionary records), and the
+// pairwise ranking accuracy over the held-back task's records is reported
+// (PairwiseRankingAccuracy: pairs with different times, a failure being the slowest). Also
+// reported per task: the accuracy over the pairs whose times differ by more than 2%, 5% and 10%
+// (closer pairs are within this machine's timing noise and have no true order), the random
+// model's accuracy, and the time to replay and extract the features. With IN_TASK=1, each task
+// is split 70/30 instead, and the report adds what the 10% and 5% best predicted of the test
+// records would find (their fastest time over the fastest of all).
 //
 //   [RANK=0|1] [MAX_ROUNDS=N] [MAX_DEPTH=N] [HELD_OUT=TEXT,...] [IN_TASK=1|DIAGNOSE=1]
 //   bench_cost_model_heldout DB...
@@ -15,6 +17,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -38,6 +41,7 @@ double SecondsSince(std::chrono::steady_clock::time_point start) {
 
 struct Task {
   std::string name;
+  std::string workload_text;  // the workload's printed IR: the same workload in two databases
   std::vector<CostSample> samples;
 };
 
@@ -62,6 +66,7 @@ std::vector<Task> LoadTasks(const std::string& path, const FeatureFn& features) 
     for (auto& [target, group] : schedules) {
       Task task;
       task.name = fmt::format("{}#{} ({})", path, w.id, w.name);
+      task.workload_text = w.text;
       std::vector<FeatureMatrix> f = features(group);
       for (size_t i = 0; i < group.size(); ++i) {
         task.samples.push_back(CostSample{task.name, std::move(f[i]), seconds[target][i]});
@@ -121,6 +126,27 @@ double TopRegret(const std::vector<CostSample>& samples, const std::vector<doubl
     if (i < k) best_top = std::min(best_top, samples[order[i]].seconds);
   }
   return best_top / best_all;
+}
+
+// The comma-separated texts of environment variable `name` (none when unset).
+std::vector<std::string> TextList(const char* name) {
+  std::vector<std::string> texts;
+  const char* value = std::getenv(name);
+  if (value == nullptr) return texts;
+  std::string list = value;
+  for (size_t pos = 0; pos <= list.size();) {
+    size_t comma = std::min(list.find(',', pos), list.size());
+    texts.push_back(list.substr(pos, comma - pos));
+    pos = comma + 1;
+  }
+  return texts;
+}
+
+// True when `texts` is empty or `name` contains one of them.
+bool NameMatches(const std::string& name, const std::vector<std::string>& texts) {
+  return texts.empty() || std::any_of(texts.begin(), texts.end(), [&](const std::string& text) {
+           return name.find(text) != std::string::npos;
+         });
 }
 
 int Main(int argc, char** argv) {
@@ -209,28 +235,21 @@ int Main(int argc, char** argv) {
   constexpr double kMargins[] = {0.02, 0.05, 0.10};
   double sum = 0, sum_beyond[3] = {0, 0, 0};
   // HELD_OUT=TEXT[,TEXT...]: only the tasks whose name contains one of the texts are held out
-  // (all still train).
-  std::vector<std::string> only;
-  if (const char* held_out = std::getenv("HELD_OUT"); held_out != nullptr) {
-    std::string list = held_out;
-    for (size_t pos = 0; pos <= list.size();) {
-      size_t comma = std::min(list.find(',', pos), list.size());
-      only.push_back(list.substr(pos, comma - pos));
-      pos = comma + 1;
-    }
-  }
+  // (all others still train).
+  std::vector<std::string> only = TextList("HELD_OUT");
   size_t evaluated = 0;
   for (size_t held = 0; held < tasks.size(); ++held) {
-    const std::string& name = tasks[held].name;
-    if (!only.empty() && std::none_of(only.begin(), only.end(), [&](const std::string& text) {
-          return name.find(text) != std::string::npos;
-        })) {
-      continue;
-    }
+    if (!NameMatches(tasks[held].name, only)) continue;
     ++evaluated;
     std::vector<CostSample> train;
+    size_t same_workload = 0;
     for (size_t t = 0; t < tasks.size(); ++t) {
-      if (t != held) train.insert(train.end(), tasks[t].samples.begin(), tasks[t].samples.end());
+      // The held-out workload does not train, from whichever database.
+      if (tasks[t].workload_text == tasks[held].workload_text) {
+        same_workload += t == held ? 0 : 1;
+        continue;
+      }
+      train.insert(train.end(), tasks[t].samples.begin(), tasks[t].samples.end());
     }
     auto train_start = std::chrono::steady_clock::now();
     std::unique_ptr<CostModel> model = MakeXGBoostModel(ConfigFromEnv());
@@ -247,6 +266,7 @@ int Main(int argc, char** argv) {
         {"held_out", tasks[held].name},
         {"test_records", test.size()},
         {"train_records", train.size()},
+        {"same_workload_tasks_left_out", same_workload},
         {"accuracy", std::round(accuracy * 1000) / 1000},
         {"random_model", std::round(PairwiseRankingAccuracy(test, random) * 1000) / 1000},
         {"train_seconds", std::round(train_seconds * 10) / 10}};
@@ -257,6 +277,7 @@ int Main(int argc, char** argv) {
           std::round(beyond * 1000) / 1000;
     }
     fmt::print("{}\n", line.dump());
+    std::fflush(stdout);  // one line per task as it finishes, also into a file
   }
   if (evaluated == 0) throw UserError("no task matches HELD_OUT");
   double n = static_cast<double>(evaluated);
