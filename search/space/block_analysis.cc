@@ -146,9 +146,7 @@ bool IsTiled(const BlockNode* block) { return block->annotations.count(kAnnTilin
 bool IsZeroPadding(const BlockNode* block) {
   const auto* store = block->body.as<BufferStoreNode>();
   const auto* select = store != nullptr ? store->value.as<SelectNode>() : nullptr;
-  if (select == nullptr || select->t->kind() != NodeKind::kBufferLoad) return false;
-  if (const auto* f = select->f.as<FloatImmNode>()) return f->value == 0.0;
-  return IsConstInt(select->f, 0);
+  return select != nullptr && select->t->kind() == NodeKind::kBufferLoad && IsConstZero(select->f);
 }
 
 std::optional<ReadWritePattern> AnalyzeReadWrite(const BufferRegion& read,

@@ -159,4 +159,9 @@ bool IsConstInt(const Expr& e, int64_t value) {
   return v != nullptr && *v == value;
 }
 
+bool IsConstZero(const Expr& e) {
+  if (const auto* f = e.as<FloatImmNode>()) return f->value == 0.0;
+  return IsConstInt(e, 0);
+}
+
 }  // namespace tirtune

@@ -29,15 +29,10 @@
 namespace tirtune {
 namespace {
 
-bool IsZero(const Expr& e) {
-  if (const auto* f = e.as<FloatImmNode>()) return f->value == 0.0;
-  return IsConstInt(e, 0);
-}
-
 // The select that makes `term` zero when its condition is false: `term` is select(c, x, 0), a
 // cast of such a term, or a product with one. Null when there is none.
 const SelectNode* ZeroingSelect(const Expr& term) {
-  if (const auto* select = term.as<SelectNode>()) return IsZero(select->f) ? select : nullptr;
+  if (const auto* select = term.as<SelectNode>()) return IsConstZero(select->f) ? select : nullptr;
   if (const auto* cast = term.as<CastNode>()) return ZeroingSelect(cast->value);
   if (const auto* mul = term.as<MulNode>()) {
     const SelectNode* found = ZeroingSelect(mul->a);

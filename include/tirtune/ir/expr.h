@@ -257,5 +257,7 @@ Expr MakeLet(Var var, Expr value, Expr body);
 const int64_t* AsConstInt(const Expr& e);
 /// True when `e` is an integer immediate equal to `value`.
 bool IsConstInt(const Expr& e, int64_t value);
+/// True when `e` is an integer or float immediate equal to zero.
+bool IsConstZero(const Expr& e);
 
 }  // namespace tirtune

@@ -131,12 +131,6 @@ class IntermediateUseError : public ScheduleError {
   std::string why_;
 };
 
-bool IsZero(const Expr& e) {
-  if (const int64_t* v = AsConstInt(e)) return *v == 0;
-  if (const auto* f = e.as<FloatImmNode>()) return f->value == 0.0;
-  return false;
-}
-
 // The sum's parts: the accumulator's store, the summand x, and whether x comes first.
 struct SumUpdate {
   const BufferStoreNode* store = nullptr;
@@ -158,7 +152,7 @@ SumUpdate MatchSum(const BlockRealizeNode* reduction) {
       !SameIndices(init->indices, store->indices)) {
     throw NotSumReductionError(reduction, "its init is not a single store to the accumulator");
   }
-  if (!IsZero(init->value)) {
+  if (!IsConstZero(init->value)) {
     throw NotSumReductionError(reduction, "its init does not store 0");
   }
   SumUpdate sum{store, Expr(), false};
