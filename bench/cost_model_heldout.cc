@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "tirtune/database/database.h"
+#include "tirtune/ir/structural_equal.h"
 #include "tirtune/search/cost_model.h"
 #include "tirtune/search/feature.h"
 #include "tirtune/search/strategy.h"
@@ -41,7 +42,10 @@ double SecondsSince(std::chrono::steady_clock::time_point start) {
 
 struct Task {
   std::string name;
-  std::string workload_text;  // the workload's printed IR: the same workload in two databases
+  // The workload, to tell the same workload in two databases (hash, then structure: names do not
+  // count).
+  std::string workload_hash;
+  PrimFunc workload;
   std::vector<CostSample> samples;
 };
 
@@ -66,7 +70,8 @@ std::vector<Task> LoadTasks(const std::string& path, const FeatureFn& features) 
     for (auto& [target, group] : schedules) {
       Task task;
       task.name = fmt::format("{}#{} ({})", path, w.id, w.name);
-      task.workload_text = w.text;
+      task.workload_hash = w.shash;
+      task.workload = w.func;
       std::vector<FeatureMatrix> f = features(group);
       for (size_t i = 0; i < group.size(); ++i) {
         task.samples.push_back(CostSample{task.name, std::move(f[i]), seconds[target][i]});
@@ -245,7 +250,8 @@ int Main(int argc, char** argv) {
     size_t same_workload = 0;
     for (size_t t = 0; t < tasks.size(); ++t) {
       // The held-out workload does not train, from whichever database.
-      if (tasks[t].workload_text == tasks[held].workload_text) {
+      if (tasks[t].workload_hash == tasks[held].workload_hash &&
+          StructuralEqual(tasks[t].workload, tasks[held].workload)) {
         same_workload += t == held ? 0 : 1;
         continue;
       }

@@ -146,7 +146,15 @@ bool IsTiled(const BlockNode* block) { return block->annotations.count(kAnnTilin
 bool IsZeroPadding(const BlockNode* block) {
   const auto* store = block->body.as<BufferStoreNode>();
   const auto* select = store != nullptr ? store->value.as<SelectNode>() : nullptr;
-  return select != nullptr && select->t->kind() == NodeKind::kBufferLoad && IsConstZero(select->f);
+  if (select == nullptr || select->t->kind() != NodeKind::kBufferLoad || !IsConstZero(select->f)) {
+    return false;
+  }
+  // A mask read from a buffer is not a padding: its test depends on data, not on indices.
+  bool reads = false;
+  PostOrderVisit(select->cond, [&](const Object* node) {
+    reads = reads || node->kind() == NodeKind::kBufferLoad;
+  });
+  return !reads;
 }
 
 std::optional<ReadWritePattern> AnalyzeReadWrite(const BufferRegion& read,

@@ -46,7 +46,7 @@ bool HasTrivialBinding(const ScheduleState& state, const BlockRealizeNode* reali
 bool HasConsumer(const ScheduleState& state, const BlockRealizeNode* realize);
 /// MultiLevelTiling already tiled the block (it carries the tiling-structure annotation).
 bool IsTiled(const BlockNode* block);
-/// The block stores `select(inside, a load, 0)`: a zero-padding stage.
+/// The block stores `select(inside, a load, 0)` with a test on indices only: a zero padding.
 bool IsZeroPadding(const BlockNode* block);
 
 /// How the indices of `read` relate to those of `write` when every write index is a block

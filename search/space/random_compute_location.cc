@@ -25,6 +25,7 @@ class RandomComputeLocation : public ScheduleRule {
 
   std::vector<Schedule> Apply(const Schedule& sch, BlockRV block) override {
     if (!Applies(sch.state(), sch.Get(block))) return {sch};
+    std::vector<Schedule> spaces;
     Schedule out = sch.Copy();
     try {
       // Step 1. The producer to place afterwards, found before the block may be inlined.
@@ -37,10 +38,10 @@ class RandomComputeLocation : public ScheduleRule {
       // Step 2. The block, then its producer.
       ComputeAtSampledLocation(out, block);
       if (producer) ComputeAtSampledLocation(out, *producer);
+      spaces.push_back(std::move(out));
     } catch (const ScheduleError&) {
-      return {sch};
+      spaces.push_back(sch);
     }
-    std::vector<Schedule> spaces{std::move(out)};
     // Step 3. A padding stage inlined.
     const BlockNode* original = sch.Get(block)->block.get();
     if (original->annotations.count(kAnnRandomComputeProducer) == 0 && IsZeroPadding(original)) {

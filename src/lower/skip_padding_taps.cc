@@ -12,8 +12,9 @@
 //                    and 1 <= w + rw, ...,                     + select(1 <= w + rw, ..., 0.0)
 //                    ..., 0.0) * W[rh, rc]                     * W[rh, rc]
 //
-// Skipping `acc + 0 * w` leaves `acc` as it was for every finite `w`; an infinite or NaN `w` on a
-// padded tap no longer reaches the result (oneDNN skips these taps the same way). A conjunct is
+// Skipping `acc + 0 * w` leaves `acc` as it was whenever `w` is finite; an infinite or NaN `w` on
+// a padded tap (a weight, or a computed factor that overflows) no longer reaches the result
+// (oneDNN skips these taps the same way). A conjunct is
 // hoisted at the outermost loop whose body defines none of its variables; never inside a
 // vectorized loop (the vectorizer wants straight-line bodies), never around a body without a
 // serial or parallel loop in it (an `if` in an innermost loop keeps LLVM from holding the
@@ -167,7 +168,7 @@ bool ContainsRuntimeLoop(const Stmt& s) {
   PreOrderVisit(s, [&](const Object* node) {
     if (node->kind() == NodeKind::kFor) {
       ForKind kind = static_cast<const ForNode*>(node)->for_kind;
-      found = kind == ForKind::kSerial || kind == ForKind::kParallel;
+      if (kind == ForKind::kSerial || kind == ForKind::kParallel) found = true;
     }
     return !found;
   });
@@ -224,6 +225,7 @@ class PaddingTapSkipper : public StmtMutator {
  private:
   // `body` guarded by the padding conjuncts that can leave it, or `body` when none can.
   static Stmt HoistFrom(const Stmt& body) {
+    if (!ContainsRuntimeLoop(body)) return body;
     std::vector<Expr> common = CommonPaddingConjuncts(body);
     if (common.empty()) return body;
     std::vector<const VarNode*> inner = DefinedVars(body);
@@ -235,7 +237,6 @@ class PaddingTapSkipper : public StmtMutator {
       if (!depends_inside && !ReadsBuffer(c)) hoisted.push_back(c);
     }
     if (hoisted.empty()) return body;
-    if (!ContainsRuntimeLoop(body)) return body;
     return MakeIfThenElse(*JoinConjuncts(hoisted), ConjunctRemover(hoisted).VisitStmt(body));
   }
 
@@ -245,6 +246,12 @@ class PaddingTapSkipper : public StmtMutator {
 }  // namespace
 
 PrimFunc SkipPaddingTaps(const PrimFunc& func) {
+  // Loop form only: a block's iterators would not count as variables defined inside a body.
+  PreOrderVisit(func->body, [&](const Object* node) {
+    TT_ICHECK(node->kind() != NodeKind::kBlock && node->kind() != NodeKind::kBlockRealize,
+              "SkipPaddingTaps needs the loop form; {} still has blocks", func->name);
+    return true;
+  });
   return func.WithBody(PaddingTapSkipper().VisitStmt(func->body));
 }
 

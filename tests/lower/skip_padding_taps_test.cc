@@ -90,6 +90,30 @@ def c(A: Buffer((8,), float32), M: Buffer((8,), int32), W: Buffer((3, 8), float3
   ExpectFuncEqual(SkipPaddingTaps(f), text);
 }
 
+TEST(SkipPaddingTaps, ASerialLoopBesideAnUnrolledOneStillHoldsTheGuard) {
+  PrimFunc f = ParseFunc(R"(@prim_func
+def c(A: Buffer((8,), float32), W: Buffer((3, 4), float32), B: Buffer((8, 4), float32)):
+    for h in range(8):
+        for r in range(3):
+            for c0 in range(4):
+                B[h, c0] = B[h, c0] + select(1 <= h + r, A[min(max(h + r - 1, 0), 7)], 0.0) * W[r, c0]
+            for k in unroll(2):
+                B[h, k] = B[h, k] + select(1 <= h + r, A[min(max(h + r - 1, 0), 7)], 0.0) * W[r, k]
+)");
+  PrimFunc skipped = SkipPaddingTaps(f);
+  ExpectFuncEqual(skipped, R"(@prim_func
+def c(A: Buffer((8,), float32), W: Buffer((3, 4), float32), B: Buffer((8, 4), float32)):
+    for h in range(8):
+        for r in range(3):
+            if 1 <= h + r:
+                for c0 in range(4):
+                    B[h, c0] = B[h, c0] + A[min(max(h + r - 1, 0), 7)] * W[r, c0]
+                for k in unroll(2):
+                    B[h, k] = B[h, k] + A[min(max(h + r - 1, 0), 7)] * W[r, k]
+)");
+  ExpectSameNumbers(f, skipped);
+}
+
 TEST(SkipPaddingTaps, LoweringSkipsTheTapsUnlessAskedNotTo) {
   PrimFunc f = ParseFunc(R"(@prim_func
 def c(A: Buffer((6,), float32), W: Buffer((3, 4), float32), B: Buffer((6, 4), float32)):

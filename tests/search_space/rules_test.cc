@@ -242,6 +242,45 @@ TEST(RandomComputeLocation, AlsoPlacesTheRFactorProducer) {
   EXPECT_EQ(CompareOutputs(f, out[0].func()), "");
 }
 
+// A stage `P = select(test, A[...], 0.0)` read by a sum; `test` is the text of the test.
+std::string MaskedSum(const std::string& test) {
+  return R"(@prim_func
+def masked(A: Buffer((8,), float32), M: Buffer((8,), int32), R: Buffer((1,), float32)):
+    with block("root"):
+        reads()
+        writes()
+        P = alloc_buffer((8,), float32)
+        for i in range(8):
+            with block("P"):
+                vi = axis.spatial(8, i)
+                reads(A[vi], M[vi])
+                writes(P[vi])
+                P[vi] = select()" +
+         test + R"(, A[max(vi - 1, 0)], 0.0)
+        for k in range(8):
+            with block("R"):
+                vk = axis.reduce(8, k)
+                reads(P[vk])
+                writes(R[0])
+                with init():
+                    R[0] = 0.0
+                R[0] = R[0] + P[vk]
+)";
+}
+
+TEST(RandomComputeLocation, AddsASpaceWithAZeroPaddingInlined) {
+  PrimFunc f = ParsePrimFunc(MaskedSum("vi >= 1"), "test");
+  std::vector<Schedule> out = ApplyRule(*MakeRandomComputeLocation(), f, "P");
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(FindBlock(out[1].func(), "P"), nullptr);
+  EXPECT_EQ(CompareOutputs(f, out[1].func()), "");
+}
+
+TEST(RandomComputeLocation, ADataMaskIsNotAPadding) {
+  PrimFunc f = ParsePrimFunc(MaskedSum("M[vi] > 0"), "test");
+  EXPECT_EQ(ApplyRule(*MakeRandomComputeLocation(), f, "P").size(), 1u);
+}
+
 // ---- PostOrderApply.
 
 // Records the blocks it is applied to; forks every non-root block into two copies.

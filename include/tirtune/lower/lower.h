@@ -40,7 +40,7 @@ struct LowerOptions {
   /// Allocations up to this many bytes in scope `local` live on the stack. Default 64 KiB.
   int64_t max_stack_bytes = 64 * 1024;
   /// Skip the taps of a padded reduction that land on the padding (see SkipPaddingTaps); exact
-  /// for finite operands. Default true.
+  /// when the factor multiplied by the padding is finite. Default true.
   bool skip_padding_taps = true;
 };
 
