@@ -150,11 +150,7 @@ bool IsZeroPadding(const BlockNode* block) {
     return false;
   }
   // A mask read from a buffer is not a padding: its test depends on data, not on indices.
-  bool reads = false;
-  PostOrderVisit(select->cond, [&](const Object* node) {
-    reads = reads || node->kind() == NodeKind::kBufferLoad;
-  });
-  return !reads;
+  return !LoadsFromBuffer(select->cond);
 }
 
 std::optional<ReadWritePattern> AnalyzeReadWrite(const BufferRegion& read,

@@ -164,4 +164,13 @@ bool IsConstZero(const Expr& e) {
   return IsConstInt(e, 0);
 }
 
+void SplitConjuncts(const Expr& cond, std::vector<Expr>* out) {
+  if (const auto* both = cond.as<AndNode>()) {
+    SplitConjuncts(both->a, out);
+    SplitConjuncts(both->b, out);
+    return;
+  }
+  out->push_back(cond);
+}
+
 }  // namespace tirtune

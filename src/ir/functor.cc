@@ -324,4 +324,11 @@ void PostOrderVisit(const Expr& root, const std::function<void(const Object*)>& 
   PostOrderWalker(fvisit).VisitExpr(root);
 }
 
+bool LoadsFromBuffer(const Expr& e) {
+  bool found = false;
+  PostOrderVisit(
+      e, [&](const Object* node) { found = found || node->kind() == NodeKind::kBufferLoad; });
+  return found;
+}
+
 }  // namespace tirtune

@@ -59,15 +59,6 @@ Expr WithZeroingCondition(const Expr& term, const std::optional<Expr>& cond) {
   return MakeBinary(NodeKind::kMul, mul->a, WithZeroingCondition(mul->b, cond));
 }
 
-void SplitConjuncts(const Expr& cond, std::vector<Expr>* out) {
-  if (const auto* both = cond.as<AndNode>()) {
-    SplitConjuncts(both->a, out);
-    SplitConjuncts(both->b, out);
-    return;
-  }
-  out->push_back(cond);
-}
-
 std::optional<Expr> JoinConjuncts(const std::vector<Expr>& conjuncts) {
   if (conjuncts.empty()) return std::nullopt;
   Expr all = conjuncts[0];
@@ -175,13 +166,6 @@ bool ContainsRuntimeLoop(const Stmt& s) {
   return found;
 }
 
-bool ReadsBuffer(const Expr& e) {
-  bool reads = false;
-  PostOrderVisit(
-      e, [&](const Object* node) { reads = reads || node->kind() == NodeKind::kBufferLoad; });
-  return reads;
-}
-
 // Removes `hoisted` from the zeroing condition of every store in a statement.
 class ConjunctRemover : public StmtMutator {
  public:
@@ -234,7 +218,7 @@ class PaddingTapSkipper : public StmtMutator {
       bool depends_inside = UsesVar(c, [&](const VarNode* v) {
         return std::find(inner.begin(), inner.end(), v) != inner.end();
       });
-      if (!depends_inside && !ReadsBuffer(c)) hoisted.push_back(c);
+      if (!depends_inside && !LoadsFromBuffer(c)) hoisted.push_back(c);
     }
     if (hoisted.empty()) return body;
     return MakeIfThenElse(*JoinConjuncts(hoisted), ConjunctRemover(hoisted).VisitStmt(body));

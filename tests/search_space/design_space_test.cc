@@ -166,6 +166,7 @@ TEST(ConvSpace, EachSpaceComesAgainWithThePaddingInlined) {
       EXPECT_EQ(CompareOutputs(f, sch->func()), "");
     }
   }
+  EXPECT_GT(inlined, 0u);
   EXPECT_EQ(inlined * 2, spaces.size());
 }
 

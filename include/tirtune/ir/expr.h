@@ -259,5 +259,7 @@ const int64_t* AsConstInt(const Expr& e);
 bool IsConstInt(const Expr& e, int64_t value);
 /// True when `e` is an integer or float immediate equal to zero.
 bool IsConstZero(const Expr& e);
+/// Appends the conjuncts of `cond` (the operands of nested `and`s, left to right) to `out`.
+void SplitConjuncts(const Expr& cond, std::vector<Expr>* out);
 
 }  // namespace tirtune

@@ -171,4 +171,7 @@ void PreOrderVisit(const Stmt& root, const std::function<bool(const Object*)>& f
 void PostOrderVisit(const Stmt& root, const std::function<void(const Object*)>& fvisit);
 void PostOrderVisit(const Expr& root, const std::function<void(const Object*)>& fvisit);
 
+/// True when `e` loads from any buffer.
+bool LoadsFromBuffer(const Expr& e);
+
 }  // namespace tirtune

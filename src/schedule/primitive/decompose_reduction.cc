@@ -66,16 +66,6 @@ bool UsesAny(const Expr& e, const std::vector<const VarNode*>& vars) {
       e, [&](const VarNode* v) { return std::find(vars.begin(), vars.end(), v) != vars.end(); });
 }
 
-// The conjuncts of `pred`, outermost `and` first.
-void Conjuncts(const Expr& pred, std::vector<Expr>* out) {
-  if (const auto* a = pred.as<AndNode>()) {
-    Conjuncts(a->a, out);
-    Conjuncts(a->b, out);
-  } else {
-    out->push_back(pred);
-  }
-}
-
 // Drops the init of one block.
 class InitRemover : public StmtMutator {
  public:
@@ -163,7 +153,7 @@ BlockRV Schedule::DecomposeReduction(BlockRV block_rv, LoopRV loop_rv) {
   }
   for (Expr& b : bindings) b = Substitute(b, loop_map);
   std::vector<Expr> conjuncts;
-  Conjuncts(realize->predicate, &conjuncts);
+  SplitConjuncts(realize->predicate, &conjuncts);
   Expr predicate = Bool(true);
   for (const Expr& c : conjuncts) {
     if (IsConstInt(c, 1) || UsesAny(c, discarded)) continue;

@@ -22,19 +22,11 @@ bool SameRegion(const BufferRegion& a, const BufferRegion& b) {
   return true;
 }
 
-// Whether `e` loads from a buffer.
-bool LoadsMemory(const Expr& e) {
-  bool found = false;
-  PostOrderVisit(
-      e, [&](const Object* node) { found = found || node->kind() == NodeKind::kBufferLoad; });
-  return found;
-}
-
 // `region` with every dimension whose bounds load from a buffer (a gather's data-dependent
 // index) widened to the whole dimension: a block's regions must not read memory.
 BufferRegion WithoutDataDependentBounds(BufferRegion region) {
   for (size_t d = 0; d < region.region.size(); ++d) {
-    if (LoadsMemory(region.region[d].min) || LoadsMemory(region.region[d].extent)) {
+    if (LoadsFromBuffer(region.region[d].min) || LoadsFromBuffer(region.region[d].extent)) {
       const Expr& extent = region.buffer->shape[d];
       region.region[d] = Range::FromMinExtent(IntImm(extent.dtype(), 0), extent);
     }
