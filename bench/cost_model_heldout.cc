@@ -17,16 +17,20 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "tirtune/codegen/target.h"
 #include "tirtune/database/database.h"
 #include "tirtune/ir/structural_equal.h"
+#include "tirtune/measure/measurer.h"
 #include "tirtune/search/cost_model.h"
 #include "tirtune/search/feature.h"
 #include "tirtune/search/strategy.h"
@@ -46,7 +50,10 @@ struct Task {
   // count).
   std::string workload_hash;
   PrimFunc workload;
+  std::string target;
   std::vector<CostSample> samples;
+  // The trace of each sample, to measure it again (RETIME).
+  std::vector<nlohmann::json> traces;
 };
 
 // The records of every (workload, target) of `path` that replay, as cost-model samples.
@@ -58,11 +65,13 @@ std::vector<Task> LoadTasks(const std::string& path, const FeatureFn& features) 
   for (const WorkloadEntry& w : db->Workloads()) {
     std::map<std::string, std::vector<Schedule>> schedules;
     std::map<std::string, std::vector<double>> seconds;
+    std::map<std::string, std::vector<nlohmann::json>> traces;
     for (const TuningRecord& r : db->RecordsOf(w.id)) {
       if (r.status == RecordStatus::kBuildError || r.status == RecordStatus::kRunnerLost) continue;
       std::optional<Schedule> sch = ReplayRecord(w.func, r.trace);
       if (!sch) continue;
       schedules[r.target].push_back(std::move(*sch));
+      traces[r.target].push_back(r.trace);
       seconds[r.target].push_back(r.status == RecordStatus::kOk && r.median_secs
                                       ? *r.median_secs
                                       : std::numeric_limits<double>::infinity());
@@ -72,6 +81,8 @@ std::vector<Task> LoadTasks(const std::string& path, const FeatureFn& features) 
       task.name = fmt::format("{}#{} ({})", path, w.id, w.name);
       task.workload_hash = w.shash;
       task.workload = w.func;
+      task.target = target;
+      task.traces = std::move(traces[target]);
       std::vector<FeatureMatrix> f = features(group);
       for (size_t i = 0; i < group.size(); ++i) {
         task.samples.push_back(CostSample{task.name, std::move(f[i]), seconds[target][i]});
@@ -80,6 +91,43 @@ std::vector<Task> LoadTasks(const std::string& path, const FeatureFn& features) 
     }
   }
   return tasks;
+}
+
+// NORMALIZE=1 (experiment): the columns that grow with the problem's size (operation counts,
+// bytes and cache lines touched, outer products) become shares of the candidate's total float
+// operations, log2(x / total) + 64 (0 stays 0), so that two shapes of one operator look alike.
+void NormalizeBySize(FeatureMatrix* f) {
+  static const std::vector<bool> extensive = [] {
+    std::vector<bool> e(FeatureMatrix::kNumFeatures, false);
+    const std::vector<std::string>& names = FeatureNames();
+    auto ends_with = [](const std::string& s, const std::string& t) {
+      return s.size() >= t.size() && s.compare(s.size() - t.size(), t.size(), t) == 0;
+    };
+    for (size_t c = 0; c < names.size(); ++c) {
+      const std::string& n = names[c];
+      bool buffer = n.size() > 2 && n[0] == 'B' && n[2] == '_';
+      e[c] = n.rfind("float_", 0) == 0 || n.rfind("int_", 0) == 0 || n == "bool_op" ||
+             n == "select" || n == "outer_prod" || n == "alloc_outer_prod" ||
+             (buffer &&
+              (ends_with(n, "_bytes") || ends_with(n, "_lines") || ends_with(n, "_reuse_ct")) &&
+              n.find("_d_") == std::string::npos);
+    }
+    return e;
+  }();
+  double total = 0;
+  for (size_t r = 0; r < f->rows; ++r) {
+    for (size_t c = 0; c < 7; ++c) total += std::exp2(double(f->row(r)[c])) - 1;
+  }
+  double scale = std::log2(1 + total);
+  for (size_t r = 0; r < f->rows; ++r) {
+    float* row = f->data.data() + r * FeatureMatrix::kNumFeatures;
+    for (size_t c = 0; c < FeatureMatrix::kNumFeatures; ++c) {
+      if (extensive[c] && row[c] != 0) row[c] = static_cast<float>(row[c] - scale + 64);
+    }
+    static const size_t is_gpu = static_cast<size_t>(
+        std::find(FeatureNames().begin(), FeatureNames().end(), "is_gpu") - FeatureNames().begin());
+    if (std::getenv("KEEP_SCALE") != nullptr) row[is_gpu] = static_cast<float>(scale);
+  }
 }
 
 // PairwiseRankingAccuracy restricted to the pairs whose times differ by more than `margin`.
@@ -103,6 +151,69 @@ double AccuracyBeyondNoise(const std::vector<CostSample>& samples,
   return pairs == 0 ? 0.5 : right / pairs;
 }
 
+// RETIME=N: how far the measured order itself can be trusted. N random records of the held-out
+// task are measured twice more as tuning measures them (a fresh Measurer, the tuning timer, the
+// current code); reported: how often the two new measurements order a pair alike (what a ranker
+// scored against measured times can hope for), how often the first agrees with the stored time
+// (also the drift since, and any change of the lowering since), and the model's accuracy on those
+// records against the stored times, the second new times and the two new ones' geometric mean.
+nlohmann::json Retime(const Task& task, const std::vector<double>& scores, int n) {
+  std::mt19937_64 rng(11);
+  std::vector<size_t> order(task.samples.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::shuffle(order.begin(), order.end(), rng);
+  std::vector<size_t> picked;
+  std::vector<PrimFunc> funcs;
+  for (size_t i : order) {
+    if (funcs.size() >= static_cast<size_t>(n)) break;
+    if (!std::isfinite(task.samples[i].seconds)) continue;
+    std::optional<Schedule> sch = ReplayRecord(task.workload, task.traces[i]);
+    if (!sch) continue;
+    picked.push_back(i);
+    funcs.push_back(sch->func());
+  }
+  Target target = Target::Parse(task.target);
+  RunnerConfig runner;
+  runner.timer = TuningTimerConfig();
+  Measurer measurer(BuilderConfig{}, runner);
+  auto start = std::chrono::steady_clock::now();
+  MeasureTask measure = MakeMeasureTask(task.workload, target);
+  std::vector<MeasureResult> first = measurer.Measure(measure, funcs);
+  std::vector<MeasureResult> second = measurer.Measure(measure, funcs);
+  double seconds = SecondsSince(start);
+  // The records measured fine both times, with their stored time, each new time and the
+  // geometric mean of the two new ones.
+  std::vector<CostSample> stored, again, again2, mean;
+  std::vector<double> model, by_first, by_second;
+  for (size_t k = 0; k < picked.size(); ++k) {
+    if (!first[k].ok() || !second[k].ok()) continue;
+    const CostSample& s = task.samples[picked[k]];
+    auto with = [&](double secs) {
+      CostSample c = s;
+      c.seconds = secs;
+      return c;
+    };
+    stored.push_back(s);
+    again.push_back(with(first[k].median));
+    again2.push_back(with(second[k].median));
+    mean.push_back(with(std::sqrt(first[k].median * second[k].median)));
+    model.push_back(scores[picked[k]]);
+    by_first.push_back(-first[k].median);
+    by_second.push_back(-second[k].median);
+  }
+  auto round3 = [](double x) { return std::round(x * 1000) / 1000; };
+  return {
+      {"records", stored.size()},
+      {"seconds", std::round(seconds)},
+      {"remeasured_vs_remeasured", round3(PairwiseRankingAccuracy(again, by_second))},
+      {"remeasured_vs_remeasured_beyond_2pct", round3(AccuracyBeyondNoise(again, by_second, 0.02))},
+      {"remeasured_vs_stored", round3(PairwiseRankingAccuracy(stored, by_first))},
+      {"model_vs_stored", round3(PairwiseRankingAccuracy(stored, model))},
+      {"model_vs_remeasured", round3(PairwiseRankingAccuracy(again2, model))},
+      {"model_vs_remeasured_mean", round3(PairwiseRankingAccuracy(mean, model))},
+      {"model_vs_remeasured_mean_beyond_2pct", round3(AccuracyBeyondNoise(mean, model, 0.02))}};
+}
+
 // The default XGBoostConfig; RANK=1 chooses the pairwise objective, RANK=0 the regression,
 // MAX_ROUNDS and MAX_DEPTH override those settings.
 XGBoostConfig ConfigFromEnv() {
@@ -113,6 +224,12 @@ XGBoostConfig ConfigFromEnv() {
   }
   if (const char* rounds = std::getenv("MAX_ROUNDS")) config.max_rounds = std::atoi(rounds);
   if (const char* depth = std::getenv("MAX_DEPTH")) config.max_depth = std::atoi(depth);
+  if (const char* v = std::getenv("ETA")) config.eta = std::atof(v);
+  if (const char* v = std::getenv("SUBSAMPLE")) config.subsample = std::atof(v);
+  if (const char* v = std::getenv("COLSAMPLE")) config.colsample_bytree = std::atof(v);
+  if (const char* v = std::getenv("MIN_CHILD_WEIGHT")) config.min_child_weight = std::atof(v);
+  if (const char* v = std::getenv("GAP_POWER")) config.gap_weight_power = std::atof(v);
+  if (const char* v = std::getenv("PAIRS_PER_SAMPLE")) config.rank_pairs_per_sample = std::atoi(v);
   return config;
 }
 
@@ -154,6 +271,8 @@ bool NameMatches(const std::string& name, const std::vector<std::string>& texts)
          });
 }
 
+void RunHeldOut(const std::vector<Task>& tasks);
+
 int Main(int argc, char** argv) {
   if (argc < 2) throw UserError("usage: bench_cost_model_heldout DB [DB ...]");
   FeatureFn features = LoweredFeatures();
@@ -167,6 +286,12 @@ int Main(int argc, char** argv) {
     }
   }
   double load_seconds = SecondsSince(start);
+  if (const char* norm = std::getenv("NORMALIZE"); norm != nullptr && norm[0] == '1') {
+    for (Task& t : tasks) {
+      for (CostSample& s : t.samples) NormalizeBySize(&s.features);
+    }
+  }
+
   if (tasks.size() < 2) throw UserError("need records of at least two tasks");
   fmt::print(stderr, "{} task(s), {} record(s); replay + features {:.1f} s ({:.2f} ms each)\n",
              tasks.size(), total, load_seconds, load_seconds / total * 1e3);
@@ -234,6 +359,39 @@ int Main(int argc, char** argv) {
     return 0;
   }
 
+  // SWEEP="K=V K=V;K=V;...": the held-out evaluation once per entry, with its settings in the
+  // environment (the loaded features are shared).
+  std::vector<std::string> sweep = {""};
+  if (const char* list = std::getenv("SWEEP")) {
+    sweep.clear();
+    std::string all = list;
+    for (size_t pos = 0; pos <= all.size();) {
+      size_t end = std::min(all.find(';', pos), all.size());
+      sweep.push_back(all.substr(pos, end - pos));
+      pos = end + 1;
+    }
+  }
+  for (const std::string& entry : sweep) {
+    std::vector<std::string> keys;
+    for (size_t pos = 0; pos < entry.size();) {
+      size_t end = std::min(entry.find(' ', pos), entry.size());
+      std::string kv = entry.substr(pos, end - pos);
+      pos = end + 1;
+      size_t eq = kv.find('=');
+      if (eq == std::string::npos) continue;
+      keys.push_back(kv.substr(0, eq));
+      setenv(keys.back().c_str(), kv.substr(eq + 1).c_str(), 1);
+    }
+    if (!entry.empty()) fmt::print("== {}\n", entry);
+    RunHeldOut(tasks);
+    for (const std::string& k : keys) unsetenv(k.c_str());
+  }
+  return 0;
+}
+
+void RunHeldOut(const std::vector<Task>& tasks) {
+  size_t train_per_task = std::getenv("TRAIN_PER_TASK") ? std::atoi(std::getenv("TRAIN_PER_TASK"))
+                                                        : std::numeric_limits<size_t>::max();
   // Accuracy over all pairs, and over the pairs whose times differ by more than 2% (about this
   // machine's timing noise), 5% and 10%: records of a tuning run crowd near its best, so many
   // pairs are closer than the noise and have no true order.
@@ -242,6 +400,8 @@ int Main(int argc, char** argv) {
   // HELD_OUT=TEXT[,TEXT...]: only the tasks whose name contains one of the texts are held out
   // (all others still train).
   std::vector<std::string> only = TextList("HELD_OUT");
+  // TRAIN_ONLY=TEXT[,TEXT...]: only the tasks whose name contains one of the texts train.
+  std::vector<std::string> train_only = TextList("TRAIN_ONLY");
   size_t evaluated = 0;
   for (size_t held = 0; held < tasks.size(); ++held) {
     if (!NameMatches(tasks[held].name, only)) continue;
@@ -255,7 +415,10 @@ int Main(int argc, char** argv) {
         same_workload += t == held ? 0 : 1;
         continue;
       }
-      train.insert(train.end(), tasks[t].samples.begin(), tasks[t].samples.end());
+      if (!NameMatches(tasks[t].name, train_only)) continue;
+      const std::vector<CostSample>& all = tasks[t].samples;
+      size_t n = std::min(train_per_task, all.size());
+      for (size_t k = 0; k < n; ++k) train.push_back(all[k * all.size() / n]);
     }
     auto train_start = std::chrono::steady_clock::now();
     std::unique_ptr<CostModel> model = MakeXGBoostModel(ConfigFromEnv());
@@ -282,6 +445,9 @@ int Main(int argc, char** argv) {
       line[fmt::format("accuracy_beyond_{}pct", std::lround(kMargins[m] * 100))] =
           std::round(beyond * 1000) / 1000;
     }
+    if (const char* retime = std::getenv("RETIME")) {
+      line["retime"] = Retime(tasks[held], scores, std::atoi(retime));
+    }
     fmt::print("{}\n", line.dump());
     std::fflush(stdout);  // one line per task as it finishes, also into a file
   }
@@ -293,7 +459,7 @@ int Main(int argc, char** argv) {
         std::round(sum_beyond[m] / n * 1000) / 1000;
   }
   fmt::print("{}\n", mean.dump());
-  return 0;
+  std::fflush(stdout);
 }
 
 }  // namespace

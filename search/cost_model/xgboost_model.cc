@@ -3,9 +3,8 @@
 // (the task's best time / the candidate's time, failures 0). Two losses on the sums:
 //  - regression (MetaSchedule's): the squared error of the sum weighted by the label, so fast
 //    candidates matter most: grad = (sum - y) * y, hess = y (for every row of the candidate);
-//  - pairwise rank: for pairs (a, b) of one task with y_a > y_b, (y_a - y_b) log(1 + e^-(s_a -
-//  s_b)),
-//    with pairs drawn at random once per training.
+//  - pairwise rank: for pairs (a, b) of one task with y_a > y_b, (y_a - y_b)^p log(1 + e^-(s_a -
+//    s_b)) (p = gap_weight_power, default 1), with pairs drawn at random once per training.
 // Training starts from scratch on all samples once there are num_warmup_samples and again each
 // time the data grew by retrain_growth, stopping early when the training loss stops improving.
 #include <fmt/format.h>
@@ -253,6 +252,8 @@ class XGBoostModel : public CostModel {
         {"eta", fmt::format("{}", config_.eta)},
         {"gamma", fmt::format("{}", config_.gamma)},
         {"min_child_weight", fmt::format("{}", config_.min_child_weight)},
+        {"subsample", fmt::format("{}", config_.subsample)},
+        {"colsample_bytree", fmt::format("{}", config_.colsample_bytree)},
         {"seed", std::to_string(config_.seed)},
         {"nthread", std::to_string(nthread_)},
         {"base_score", "0"},
@@ -312,8 +313,9 @@ class XGBoostModel : public CostModel {
       for (int k = 0; k < config_.rank_pairs_per_sample; ++k) {
         uint32_t other = group[pick(rng_)];
         double gap = labels[c] - labels[other];
-        if (gap > 0) pairs.push_back(RankPair{uint32_t(c), other, gap});
-        if (gap < 0) pairs.push_back(RankPair{other, uint32_t(c), -gap});
+        double weight = std::pow(std::fabs(gap), config_.gap_weight_power);
+        if (gap > 0) pairs.push_back(RankPair{uint32_t(c), other, weight});
+        if (gap < 0) pairs.push_back(RankPair{other, uint32_t(c), weight});
       }
     }
     return pairs;
@@ -339,6 +341,14 @@ std::unique_ptr<CostModel> MakeXGBoostModel(const XGBoostConfig& config) {
   }
   if (!(config.retrain_growth >= 0)) {
     TT_USER_ERROR("XGBoostConfig.retrain_growth {} is negative", config.retrain_growth);
+  }
+  for (auto [name, share] :
+       {std::pair{"subsample", config.subsample}, {"colsample_bytree", config.colsample_bytree}}) {
+    if (!(share > 0 && share <= 1))
+      TT_USER_ERROR("XGBoostConfig.{} {} is not in (0, 1]", name, share);
+  }
+  if (!(config.gap_weight_power >= 0)) {
+    TT_USER_ERROR("XGBoostConfig.gap_weight_power {} is negative", config.gap_weight_power);
   }
   if (config.nthread < 0) TT_USER_ERROR("XGBoostConfig.nthread {} is negative", config.nthread);
   return std::make_unique<XGBoostModel>(config);

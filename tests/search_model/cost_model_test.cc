@@ -93,6 +93,17 @@ TEST(XGBoostModel, TheRankObjectiveRanksATaskWhateverItsTimeScale) {
   EXPECT_GT(PairwiseRankingAccuracy(held_out, model->Predict(Features(held_out))), 0.85);
 }
 
+TEST(XGBoostModel, SubsamplingAndUnweightedPairsStillRank) {
+  XGBoostConfig config = TestConfig();
+  config.subsample = 0.8;
+  config.colsample_bytree = 0.5;
+  config.gap_weight_power = 0;
+  std::unique_ptr<CostModel> model = MakeXGBoostModel(config);
+  model->Update(SyntheticSamples("t", 400, /*seed=*/1));
+  std::vector<CostSample> held_out = SyntheticSamples("t", 200, /*seed=*/2);
+  EXPECT_GT(PairwiseRankingAccuracy(held_out, model->Predict(Features(held_out))), 0.8);
+}
+
 TEST(XGBoostModel, PredictsRandomScoresBeforeWarmUp) {
   XGBoostConfig config = TestConfig();
   config.num_warmup_samples = 100;
@@ -222,6 +233,15 @@ TEST(XGBoostModel, FactoryRejectsABadConfig) {
   EXPECT_THROW(MakeXGBoostModel(config), UserError);
   config = XGBoostConfig();
   config.early_stopping_rounds = 0;
+  EXPECT_THROW(MakeXGBoostModel(config), UserError);
+  config = XGBoostConfig();
+  config.subsample = 0;
+  EXPECT_THROW(MakeXGBoostModel(config), UserError);
+  config = XGBoostConfig();
+  config.colsample_bytree = 1.5;
+  EXPECT_THROW(MakeXGBoostModel(config), UserError);
+  config = XGBoostConfig();
+  config.gap_weight_power = -1;
   EXPECT_THROW(MakeXGBoostModel(config), UserError);
 }
 

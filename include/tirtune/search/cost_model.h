@@ -62,6 +62,14 @@ struct XGBoostConfig {
   double eta = 0.2;
   double gamma = 0.001;
   double min_child_weight = 0;
+  /// Shares of the rows and of the columns each tree sees, in (0, 1]. Default 1: on held-out
+  /// tasks 0.8 / 0.5 ranked no better (bench_cost_model_heldout, docs/BENCHMARKS.md).
+  double subsample = 1.0;
+  double colsample_bytree = 1.0;
+  /// kPairwiseRank: a pair's weight is the gap of the two normalized throughputs raised to this
+  /// power (0: every pair alike). Default 1; 0.5 ranked held-out tasks about a point better,
+  /// within what one training seed moves, and 0 about as well as 1.
+  double gap_weight_power = 1.0;
   /// Boosting rounds at most, and rounds without improvement of the training loss before stopping.
   /// The logistic rank loss keeps falling on the training pairs long after the ranking of new
   /// candidates stops improving (100 and 300 rounds rank held-out records alike), so training
