@@ -11,8 +11,15 @@
 // is split 70/30 instead, and the report adds what the 10% and 5% best predicted of the test
 // records would find (their fastest time over the fastest of all).
 //
-//   [RANK=0|1] [MAX_ROUNDS=N] [MAX_DEPTH=N] [HELD_OUT=TEXT,...] [IN_TASK=1|DIAGNOSE=1]
+//   [RANK=0|1] [MAX_ROUNDS=N] [MAX_DEPTH=N] [ETA=X] [SUBSAMPLE=X] [COLSAMPLE=X]
+//   [MIN_CHILD_WEIGHT=X] [GAP_POWER=X] [PAIRS_PER_SAMPLE=N]   (XGBoostConfig settings)
+//   [HELD_OUT=TEXT,...] [TRAIN_ONLY=TEXT,...] [TRAIN_PER_TASK=N] [NORMALIZE=1 [KEEP_SCALE=1]]
+//   [RETIME=N] [SWEEP="K=V K=V;K=V..."] [IN_TASK=1|DIAGNOSE=1]
 //   bench_cost_model_heldout DB...
+//
+// HELD_OUT and TRAIN_ONLY pick tasks by a text in their name ("#3 (", "(gemm)"); TRAIN_PER_TASK
+// trains on N evenly spaced records of each task; SWEEP runs the held-out evaluation once per
+// entry with its settings, on features loaded once.
 #include <fmt/core.h>
 
 #include <algorithm>
