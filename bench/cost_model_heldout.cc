@@ -14,7 +14,7 @@
 //   [RANK=0|1] [MAX_ROUNDS=N] [MAX_DEPTH=N] [ETA=X] [SUBSAMPLE=X] [COLSAMPLE=X]
 //   [MIN_CHILD_WEIGHT=X] [GAP_POWER=X] [PAIRS_PER_SAMPLE=N]   (XGBoostConfig settings)
 //   [HELD_OUT=TEXT,...] [TRAIN_ONLY=TEXT,...] [TRAIN_PER_TASK=N] [NORMALIZE=1 [KEEP_SCALE=1]]
-//   [RETIME=N] [SWEEP="K=V K=V;K=V..."] [IN_TASK=1|DIAGNOSE=1]
+//   [RETIME=N [RETIME_TIMER=final]] [SWEEP="K=V K=V;K=V..."] [IN_TASK=1|DIAGNOSE=1]
 //   bench_cost_model_heldout DB...
 //
 // HELD_OUT and TRAIN_ONLY pick tasks by a text in their name ("#3 (", "(gemm)"); TRAIN_PER_TASK
@@ -181,7 +181,10 @@ nlohmann::json Retime(const Task& task, const std::vector<double>& scores, int n
   }
   Target target = Target::Parse(task.target);
   RunnerConfig runner;
-  runner.timer = TuningTimerConfig();
+  // RETIME_TIMER=final: the timer of final numbers (5 repeats of at least 50 ms) instead.
+  const char* timer = std::getenv("RETIME_TIMER");
+  runner.timer =
+      timer != nullptr && std::string(timer) == "final" ? TimerConfig{} : TuningTimerConfig();
   Measurer measurer(BuilderConfig{}, runner);
   auto start = std::chrono::steady_clock::now();
   MeasureTask measure = MakeMeasureTask(task.workload, target);
