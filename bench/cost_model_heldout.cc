@@ -14,7 +14,7 @@
 //   [RANK=0|1] [MAX_ROUNDS=N] [MAX_DEPTH=N] [ETA=X] [SUBSAMPLE=X] [COLSAMPLE=X]
 //   [MIN_CHILD_WEIGHT=X] [GAP_POWER=X] [PAIRS_PER_SAMPLE=N]   (XGBoostConfig settings)
 //   [HELD_OUT=TEXT,...] [TRAIN_ONLY=TEXT,...] [TRAIN_PER_TASK=N] [NORMALIZE=1 [KEEP_SCALE=1]]
-//   [RETIME=N [RETIME_TIMER=final]] [SWEEP="K=V K=V;K=V..."] [IN_TASK=1|DIAGNOSE=1]
+//   [RETIME=N [RETIME_TIMER=final]] [DUMP=PREFIX] [SWEEP="K=V K=V;K=V..."] [IN_TASK=1|DIAGNOSE=1]
 //   bench_cost_model_heldout DB...
 //
 // HELD_OUT and TRAIN_ONLY pick tasks by a text in their name ("#3 (", "(gemm)"); TRAIN_PER_TASK
@@ -27,6 +27,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -454,6 +455,18 @@ void RunHeldOut(const std::vector<Task>& tasks) {
       sum_beyond[m] += beyond;
       line[fmt::format("accuracy_beyond_{}pct", std::lround(kMargins[m] * 100))] =
           std::round(beyond * 1000) / 1000;
+    }
+    // DUMP=PREFIX: the held-out records' times, scores and traces, one JSON line each, into
+    // PREFIX<task index>.jsonl (for a look at what the model gets wrong).
+    if (const char* dump = std::getenv("DUMP")) {
+      std::ofstream out(fmt::format("{}{}.jsonl", dump, held));
+      for (size_t i = 0; i < test.size(); ++i) {
+        out << nlohmann::json{{"seconds", test[i].seconds},
+                              {"score", scores[i]},
+                              {"trace", tasks[held].traces[i]}}
+                   .dump()
+            << "\n";
+      }
     }
     if (const char* retime = std::getenv("RETIME")) {
       line["retime"] = Retime(tasks[held], scores, std::atoi(retime));
