@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <random>
 #include <string>
@@ -228,21 +229,18 @@ TEST(XGBoostModel, LoadOfABadFileIsAUserErrorNamingTheFile) {
 }
 
 TEST(XGBoostModel, FactoryRejectsABadConfig) {
-  XGBoostConfig config;
-  config.eta = 0;
-  EXPECT_THROW(MakeXGBoostModel(config), UserError);
-  config = XGBoostConfig();
-  config.early_stopping_rounds = 0;
-  EXPECT_THROW(MakeXGBoostModel(config), UserError);
-  config = XGBoostConfig();
-  config.subsample = 0;
-  EXPECT_THROW(MakeXGBoostModel(config), UserError);
-  config = XGBoostConfig();
-  config.colsample_bytree = 1.5;
-  EXPECT_THROW(MakeXGBoostModel(config), UserError);
-  config = XGBoostConfig();
-  config.gap_weight_power = -1;
-  EXPECT_THROW(MakeXGBoostModel(config), UserError);
+  const std::vector<std::function<void(XGBoostConfig&)>> breakers = {
+      [](XGBoostConfig& c) { c.eta = 0; },
+      [](XGBoostConfig& c) { c.early_stopping_rounds = 0; },
+      [](XGBoostConfig& c) { c.subsample = 0; },
+      [](XGBoostConfig& c) { c.colsample_bytree = 1.5; },
+      [](XGBoostConfig& c) { c.gap_weight_power = -1; },
+  };
+  for (size_t i = 0; i < breakers.size(); ++i) {
+    XGBoostConfig config;
+    breakers[i](config);
+    EXPECT_THROW(MakeXGBoostModel(config), UserError) << "bad setting " << i;
+  }
 }
 
 TEST(RandomModel, ScoresAreUniformAndItRoundTrips) {
