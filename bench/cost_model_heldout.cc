@@ -13,7 +13,7 @@
 //
 //   [RANK=0|1] [MAX_ROUNDS=N] [MAX_DEPTH=N] [ETA=X] [SUBSAMPLE=X] [COLSAMPLE=X]
 //   [MIN_CHILD_WEIGHT=X] [GAP_POWER=X] [PAIRS_PER_SAMPLE=N]   (XGBoostConfig settings)
-//   [HELD_OUT=TEXT,...] [TRAIN_ONLY=TEXT,...] [TRAIN_PER_TASK=N] [NORMALIZE=1 [KEEP_SCALE=1]]
+//   [HELD_OUT=TEXT,...] [TRAIN_ONLY=TEXT,...] [TRAIN_PER_TASK=N] [NORMALIZE=1]
 //   [RETIME=N [RETIME_TIMER=final]] [DUMP=PREFIX] [SWEEP="K=V K=V;K=V..."] [IN_TASK=1|DIAGNOSE=1]
 //   bench_cost_model_heldout DB...
 //
@@ -31,8 +31,10 @@
 #include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tirtune/codegen/target.h"
@@ -122,19 +124,17 @@ void NormalizeBySize(FeatureMatrix* f) {
     }
     return e;
   }();
+  // The float_* columns are log2(1 + count).
   double total = 0;
   for (size_t r = 0; r < f->rows; ++r) {
-    for (size_t c = 0; c < 7; ++c) total += std::exp2(double(f->row(r)[c])) - 1;
+    for (size_t c = 0; c < FeatureMatrix::kNumFeatures; ++c) {
+      if (FeatureNames()[c].rfind("float_", 0) == 0) total += std::exp2(double(f->row(r)[c])) - 1;
+    }
   }
   double scale = std::log2(1 + total);
-  for (size_t r = 0; r < f->rows; ++r) {
-    float* row = f->data.data() + r * FeatureMatrix::kNumFeatures;
-    for (size_t c = 0; c < FeatureMatrix::kNumFeatures; ++c) {
-      if (extensive[c] && row[c] != 0) row[c] = static_cast<float>(row[c] - scale + 64);
-    }
-    static const size_t is_gpu = static_cast<size_t>(
-        std::find(FeatureNames().begin(), FeatureNames().end(), "is_gpu") - FeatureNames().begin());
-    if (std::getenv("KEEP_SCALE") != nullptr) row[is_gpu] = static_cast<float>(scale);
+  for (float& value : f->data) {
+    size_t c = static_cast<size_t>(&value - f->data.data()) % FeatureMatrix::kNumFeatures;
+    if (extensive[c] && value != 0) value = static_cast<float>(value - scale + 64);
   }
 }
 
@@ -225,8 +225,8 @@ nlohmann::json Retime(const Task& task, const std::vector<double>& scores, int n
       {"model_vs_remeasured_mean_beyond_2pct", round3(AccuracyBeyondNoise(mean, model, 0.02))}};
 }
 
-// The default XGBoostConfig; RANK=1 chooses the pairwise objective, RANK=0 the regression,
-// MAX_ROUNDS and MAX_DEPTH override those settings.
+// The default XGBoostConfig; RANK=1 chooses the pairwise objective, RANK=0 the regression, and
+// the other variables of the usage line override the setting they name.
 XGBoostConfig ConfigFromEnv() {
   XGBoostConfig config;
   if (const char* rank = std::getenv("RANK"); rank != nullptr) {
@@ -262,17 +262,19 @@ double TopRegret(const std::vector<CostSample>& samples, const std::vector<doubl
 }
 
 // The comma-separated texts of environment variable `name` (none when unset).
-std::vector<std::string> TextList(const char* name) {
-  std::vector<std::string> texts;
-  const char* value = std::getenv(name);
-  if (value == nullptr) return texts;
-  std::string list = value;
+std::vector<std::string> Split(const std::string& list, char separator) {
+  std::vector<std::string> parts;
   for (size_t pos = 0; pos <= list.size();) {
-    size_t comma = std::min(list.find(',', pos), list.size());
-    texts.push_back(list.substr(pos, comma - pos));
-    pos = comma + 1;
+    size_t end = std::min(list.find(separator, pos), list.size());
+    parts.push_back(list.substr(pos, end - pos));
+    pos = end + 1;
   }
-  return texts;
+  return parts;
+}
+
+std::vector<std::string> TextList(const char* name) {
+  const char* value = std::getenv(name);
+  return value == nullptr ? std::vector<std::string>{} : Split(value, ',');
 }
 
 // True when `texts` is empty or `name` contains one of them.
@@ -372,30 +374,28 @@ int Main(int argc, char** argv) {
 
   // SWEEP="K=V K=V;K=V;...": the held-out evaluation once per entry, with its settings in the
   // environment (the loaded features are shared).
-  std::vector<std::string> sweep = {""};
-  if (const char* list = std::getenv("SWEEP")) {
-    sweep.clear();
-    std::string all = list;
-    for (size_t pos = 0; pos <= all.size();) {
-      size_t end = std::min(all.find(';', pos), all.size());
-      sweep.push_back(all.substr(pos, end - pos));
-      pos = end + 1;
-    }
-  }
-  for (const std::string& entry : sweep) {
-    std::vector<std::string> keys;
-    for (size_t pos = 0; pos < entry.size();) {
-      size_t end = std::min(entry.find(' ', pos), entry.size());
-      std::string kv = entry.substr(pos, end - pos);
-      pos = end + 1;
+  const char* sweep = std::getenv("SWEEP");
+  for (const std::string& entry : Split(sweep != nullptr ? sweep : "", ';')) {
+    // Each setting of the entry, with the value it replaces (restored afterwards).
+    std::vector<std::pair<std::string, std::optional<std::string>>> saved;
+    for (const std::string& kv : Split(entry, ' ')) {
       size_t eq = kv.find('=');
       if (eq == std::string::npos) continue;
-      keys.push_back(kv.substr(0, eq));
-      setenv(keys.back().c_str(), kv.substr(eq + 1).c_str(), 1);
+      std::string key = kv.substr(0, eq);
+      const char* before = std::getenv(key.c_str());
+      saved.emplace_back(key,
+                         before != nullptr ? std::optional<std::string>(before) : std::nullopt);
+      setenv(key.c_str(), kv.substr(eq + 1).c_str(), 1);
     }
     if (!entry.empty()) fmt::print("== {}\n", entry);
     RunHeldOut(tasks);
-    for (const std::string& k : keys) unsetenv(k.c_str());
+    for (const auto& [key, before] : saved) {
+      if (before) {
+        setenv(key.c_str(), before->c_str(), 1);
+      } else {
+        unsetenv(key.c_str());
+      }
+    }
   }
   return 0;
 }
