@@ -261,7 +261,7 @@ double TopRegret(const std::vector<CostSample>& samples, const std::vector<doubl
   return best_top / best_all;
 }
 
-// The comma-separated texts of environment variable `name` (none when unset).
+// The parts of `list` between separators (one empty part for an empty list).
 std::vector<std::string> Split(const std::string& list, char separator) {
   std::vector<std::string> parts;
   for (size_t pos = 0; pos <= list.size();) {
@@ -272,6 +272,7 @@ std::vector<std::string> Split(const std::string& list, char separator) {
   return parts;
 }
 
+// The comma-separated texts of environment variable `name` (none when unset).
 std::vector<std::string> TextList(const char* name) {
   const char* value = std::getenv(name);
   return value == nullptr ? std::vector<std::string>{} : Split(value, ',');
