@@ -4,10 +4,13 @@
 // transaction, so a killed writer leaves whole batches only. Statements are prepared once.
 #include <fmt/core.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <thread>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -37,29 +40,25 @@ constexpr const char* kRecordColumns =
     "r.id, r.workload_id, t.key, r.trace, r.status, r.run_secs, r.median_secs, r.error, r.device, "
     "r.program_version, r.created_at";
 
-/// UserError unless `path` is absent (and may be created) or starts with the SQLite header.
-void CheckFileBeforeOpening(const std::string& path, bool create_if_missing) {
+/// What is wrong with the start of the existing file `path`, empty when nothing is: an empty file
+/// (it becomes a new database) or one that starts with the SQLite header and is as long as that
+/// header says.
+std::string HeaderProblem(const std::string& path) {
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    TT_USER_ERROR("'{}' is a directory, not a database", path);
-  }
-  if (!std::filesystem::exists(path, ec)) {
-    if (!create_if_missing) TT_USER_ERROR("'{}': no such database", path);
-    return;
-  }
   uintmax_t size = std::filesystem::file_size(path, ec);
-  if (ec || size == 0) return;  // an empty file becomes a new database
+  if (ec || size == 0) return "";
   unsigned char header[100] = {};
   std::ifstream in(path, std::ios::binary);
   in.read(reinterpret_cast<char*>(header), sizeof(header));
   if (std::memcmp(header, "SQLite format 3", 16) != 0) {
-    TT_USER_ERROR("'{}' is not a SQLite database (it does not start with the SQLite header)", path);
+    return fmt::format("'{}' is not a SQLite database (it does not start with the SQLite header)",
+                       path);
   }
-  if (!in) TT_USER_ERROR("'{}' is not a usable SQLite database (truncated header)", path);
+  if (!in) return fmt::format("'{}' is not a usable SQLite database (truncated header)", path);
   // A file cut short: SQLite would only notice when it reads a missing page. Checked only without
   // a WAL, because a checkpoint in progress may write page 1 before it extends the file.
   uintmax_t wal_size = std::filesystem::file_size(path + "-wal", ec);
-  if (!ec && wal_size > 0) return;
+  if (!ec && wal_size > 0) return "";
   auto be32 = [&header](int at) {
     return uint32_t{header[at]} << 24 | uint32_t{header[at + 1]} << 16 |
            uint32_t{header[at + 2]} << 8 | uint32_t{header[at + 3]};
@@ -69,9 +68,33 @@ void CheckFileBeforeOpening(const std::string& path, bool create_if_missing) {
   bool size_is_valid = be32(24) == be32(92);  // the page count is current (see the file format)
   uintmax_t expected = uintmax_t{be32(28)} * page_size;
   if (size_is_valid && expected > size) {
-    TT_USER_ERROR("'{}' is truncated: its header says {} bytes, the file has {}", path, expected,
-                  size);
+    return fmt::format("'{}' is truncated: its header says {} bytes, the file has {}", path,
+                       expected, size);
   }
+  return "";
+}
+
+/// UserError unless `path` is absent (and may be created) or a usable start of a database (see
+/// HeaderProblem).
+void CheckFileBeforeOpening(const std::string& path, bool create_if_missing) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    TT_USER_ERROR("'{}' is a directory, not a database", path);
+  }
+  if (!std::filesystem::exists(path, ec)) {
+    if (!create_if_missing) TT_USER_ERROR("'{}': no such database", path);
+    return;
+  }
+  // Another process may be writing the file this very moment: creating it, or, as the last
+  // connection to close, checkpointing the WAL into it (page 1 first, the file extended later) and
+  // then deleting the WAL, which looks like a truncated file between our reads of its size, its
+  // header and the WAL. That lasts milliseconds; a damaged file stays damaged.
+  std::string problem = HeaderProblem(path);
+  for (int wait_ms = 5; !problem.empty() && wait_ms <= 160; wait_ms *= 2) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(wait_ms));
+    problem = HeaderProblem(path);
+  }
+  if (!problem.empty()) throw UserError(problem);
 }
 
 class SqliteDatabase : public Database {
@@ -81,7 +104,7 @@ class SqliteDatabase : public Database {
     sqlite3_busy_timeout(db_.get(), options.busy_timeout_ms);
     // WAL: readers and one writer at a time across processes; NORMAL sync is safe in WAL (a power
     // loss may drop the last commits, never corrupt the file; a killed process loses nothing).
-    db_.Exec("PRAGMA journal_mode = WAL");
+    EnterWalMode(options.busy_timeout_ms);
     db_.Exec("PRAGMA synchronous = NORMAL");
     db_.Exec("PRAGMA foreign_keys = ON");
     EnsureSqliteSchema(db_, warn_);
@@ -266,6 +289,24 @@ class SqliteDatabase : public Database {
     int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX;
     if (options.create_if_missing) flags |= SQLITE_OPEN_CREATE;
     return SqliteConnection(path, flags);
+  }
+
+  // PRAGMA journal_mode = WAL, retried while another connection holds the write lock. On a file
+  // still in rollback-journal mode (a new one) the switch upgrades a read transaction to a write
+  // one, which SQLite refuses at once with "database is locked" rather than calling the busy
+  // handler (two upgraders would deadlock); several processes opening a new file together run
+  // into it. So the waiting is done here, up to the busy timeout like every other lock.
+  void EnterWalMode(int busy_timeout_ms) {
+    constexpr const char* kPragma = "PRAGMA journal_mode = WAL";
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(busy_timeout_ms);
+    for (int wait_ms = 1;; wait_ms = std::min(2 * wait_ms, 100)) {
+      int rc = sqlite3_exec(db_.get(), kPragma, nullptr, nullptr, nullptr);
+      if ((rc & 0xff) != SQLITE_BUSY || std::chrono::steady_clock::now() >= deadline) {
+        db_.Check(rc, kPragma);
+        return;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(wait_ms));
+    }
   }
 
   std::optional<WorkloadEntry> FindEqual(const WorkloadEntry& entry) {

@@ -1,11 +1,14 @@
 // The SQLite backend beyond the shared contract: schema versions and migration, files that are
-// not (whole) databases, hostile rows, and the index behind top-k.
+// not (whole) databases, hostile rows, the index behind top-k, and opening while another
+// connection holds a lock.
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "test_records.h"
 #include "tirtune/ir/printer.h"
@@ -93,6 +96,32 @@ TEST(Sqlite, OpensInWalModeWithTheCurrentSchema) {
   RawSqlite raw(path);
   EXPECT_EQ(raw.Query("PRAGMA journal_mode"), std::vector<std::string>{"wal"});
   EXPECT_EQ(raw.Query("SELECT version FROM schema_version"), std::vector<std::string>{"2"});
+}
+
+TEST(Sqlite, SwitchingToWalWaitsForAnotherConnectionsLock) {
+  // Switching a rollback-journal file to WAL upgrades a read transaction to a write one, which
+  // SQLite refuses at once with "database is locked" while another connection holds the write
+  // lock, without the busy handler (two upgraders would deadlock): what several processes opening
+  // a new file together ran into. Opening waits instead, up to the busy timeout.
+  TempDir dir;
+  std::string path = dir.File("t.db");
+  OpenSqliteDatabase(path);
+  RawSqlite raw(path);
+  raw.Exec("PRAGMA journal_mode = DELETE");
+  raw.Exec("BEGIN IMMEDIATE");  // the reserved lock of a writer of the rollback-journal file
+  std::thread writer([&raw] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    raw.Exec("COMMIT");
+  });
+  std::string error;
+  try {
+    OpenSqliteDatabase(path);
+  } catch (const UserError& e) {
+    error = e.what();
+  }
+  writer.join();
+  EXPECT_EQ(error, "");
+  EXPECT_EQ(RawSqlite(path).Query("PRAGMA journal_mode"), std::vector<std::string>{"wal"});
 }
 
 TEST(Sqlite, TheDocumentedSchemaMatchesTheCode) {
