@@ -14,13 +14,17 @@
 //   [RANK=0|1] [MAX_ROUNDS=N] [MAX_DEPTH=N] [ETA=X] [SUBSAMPLE=X] [COLSAMPLE=X]
 //   [MIN_CHILD_WEIGHT=X] [GAP_POWER=X] [PAIRS_PER_SAMPLE=N]   (XGBoostConfig settings)
 //   [HELD_OUT=TEXT,...] [TRAIN_ONLY=TEXT,...] [TRAIN_PER_TASK=N] [NORMALIZE=1]
-//   [RETIME=N [RETIME_TIMER=final]] [DUMP=PREFIX] [SWEEP="K=V K=V;K=V..."] [IN_TASK=1|DIAGNOSE=1]
+//   [RETIME=N [RETIME_TIMER=final]] [DUMP=PREFIX] [SWEEP="K=V K=V;K=V..."] [OWN=K,K...]
+//   [IN_TASK=1|DIAGNOSE=1]
 //   bench_cost_model_heldout DB...
 //
 // HELD_OUT and TRAIN_ONLY pick tasks by a text in their name ("#3 (", "(gemm)"); TRAIN_PER_TASK
 // trains on N evenly spaced records of each task; SWEEP runs the held-out evaluation once per
-// entry with its settings, on features loaded once.
+// entry with its settings, on features loaded once. OWN=K,... adds, per held-out task, the view
+// of a search of it: its first K records trained on alone and on top of the others' model (the
+// prior of `tirtune tune --pretrain all`), each ranking the records after the largest K.
 #include <fmt/core.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -401,6 +405,40 @@ int Main(int argc, char** argv) {
   return 0;
 }
 
+// OWN=K,K,...: what a search of the held-out workload sees: its first K records (in commit order)
+// are its own samples, trained on alone and on top of `prior`; each model, and the prior alone,
+// ranks the records after the largest K.
+nlohmann::json OwnSamples(const CostModel& prior, const std::vector<CostSample>& records,
+                          const std::string& own) {
+  std::vector<size_t> ks;
+  for (const std::string& k : Split(own, ',')) ks.push_back(std::stoul(k));
+  size_t max_k = *std::max_element(ks.begin(), ks.end());
+  if (max_k + 2 > records.size()) return nullptr;
+  std::vector<CostSample> later(records.begin() + static_cast<ptrdiff_t>(max_k), records.end());
+  std::vector<const FeatureMatrix*> rows;
+  for (const CostSample& s : later) rows.push_back(&s.features);
+  std::string path = fmt::format("/tmp/bench_cost_model_prior_{}.model", getpid());
+  prior.Save(path);
+  std::unique_ptr<CostModel> prior_copy = MakeXGBoostModel(ConfigFromEnv());
+  prior_copy->Load(path);
+  auto accuracy = [&](CostModel& m) {
+    return std::round(PairwiseRankingAccuracy(later, m.Predict(rows)) * 1000) / 1000;
+  };
+  nlohmann::json out = {{"test_records", later.size()}, {"prior_only", accuracy(*prior_copy)}};
+  for (size_t k : ks) {
+    std::vector<CostSample> first(records.begin(), records.begin() + static_cast<ptrdiff_t>(k));
+    std::unique_ptr<CostModel> alone = MakeXGBoostModel(ConfigFromEnv());
+    alone->Update(first);
+    std::unique_ptr<CostModel> on_prior = MakeXGBoostModel(ConfigFromEnv());
+    on_prior->Load(path);
+    on_prior->Update(first);
+    out[fmt::format("own_{}", k)] = {{"alone", accuracy(*alone)},
+                                     {"on_prior", accuracy(*on_prior)}};
+  }
+  std::remove(path.c_str());
+  return out;
+}
+
 void RunHeldOut(const std::vector<Task>& tasks) {
   size_t train_per_task = std::getenv("TRAIN_PER_TASK") ? std::atoi(std::getenv("TRAIN_PER_TASK"))
                                                         : std::numeric_limits<size_t>::max();
@@ -432,9 +470,11 @@ void RunHeldOut(const std::vector<Task>& tasks) {
       size_t n = std::min(train_per_task, all.size());
       for (size_t k = 0; k < n; ++k) train.push_back(all[k * all.size() / n]);
     }
+    // Trained as the prior a tuning run makes of other workloads' records (the same booster as
+    // training on them as own samples).
     auto train_start = std::chrono::steady_clock::now();
     std::unique_ptr<CostModel> model = MakeXGBoostModel(ConfigFromEnv());
-    model->Update(train);
+    model->Pretrain(train);
     double train_seconds = SecondsSince(train_start);
     const std::vector<CostSample>& test = tasks[held].samples;
     std::vector<const FeatureMatrix*> rows;
@@ -472,6 +512,7 @@ void RunHeldOut(const std::vector<Task>& tasks) {
     if (const char* retime = std::getenv("RETIME")) {
       line["retime"] = Retime(tasks[held], scores, std::atoi(retime));
     }
+    if (const char* own = std::getenv("OWN")) line["own"] = OwnSamples(*model, test, own);
     fmt::print("{}\n", line.dump());
     std::fflush(stdout);  // one line per task as it finishes, also into a file
   }

@@ -15,7 +15,9 @@ namespace tirtune::cost_model_file {
 namespace {
 
 constexpr char kMagic[8] = {'T', 'I', 'R', 'T', 'C', 'O', 'S', 'T'};
-constexpr uint64_t kVersion = 1;
+// Version 2 added the XGBoost model's prior; version 1 files still load (without one).
+constexpr uint64_t kVersion = 2;
+constexpr uint64_t kOldestVersion = 1;
 // Caps that keep a corrupt length from asking for an absurd allocation.
 constexpr uint64_t kMaxStringBytes = 1 << 20;
 
@@ -78,9 +80,10 @@ Reader::Reader(const std::string& path, const std::string& model_name) : path_(p
   char magic[sizeof kMagic];
   Take(magic, sizeof magic, "header");
   if (std::memcmp(magic, kMagic, sizeof kMagic) != 0) Fail("not a tirtune cost model file");
-  uint64_t version = U64();
-  if (version != kVersion) {
-    Fail(fmt::format("format version {}, this build reads version {}", version, kVersion));
+  version_ = U64();
+  if (version_ < kOldestVersion || version_ > kVersion) {
+    Fail(fmt::format("format version {}, this build reads versions {} to {}", version_,
+                     kOldestVersion, kVersion));
   }
   std::string name = String();
   if (name != model_name) {

@@ -42,6 +42,8 @@ class Reader {
   /// `size` raw bytes.
   std::string Bytes(size_t size);
   std::vector<CostSample> Samples();
+  /// The file's format version (fields added later are absent from older files).
+  uint64_t version() const { return version_; }
   /// Fails unless everything was read.
   void ExpectEnd() const;
   /// Throws a UserError naming the file.
@@ -53,6 +55,7 @@ class Reader {
   std::string path_;
   std::string bytes_;
   size_t pos_ = 0;
+  uint64_t version_ = 0;
 };
 
 }  // namespace tirtune::cost_model_file

@@ -21,6 +21,8 @@ class RandomModel : public CostModel {
     samples_.insert(samples_.end(), samples.begin(), samples.end());
   }
 
+  void Pretrain(const std::vector<CostSample>&) override {}
+
   std::vector<double> Predict(const std::vector<const FeatureMatrix*>& candidates) override {
     std::uniform_real_distribution<double> uniform(0.0, 1.0);
     std::vector<double> scores(candidates.size());

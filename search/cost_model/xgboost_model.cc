@@ -7,6 +7,8 @@
 //    s_b)) (p = gap_weight_power, default 1), with pairs drawn at random once per training.
 // Training starts from scratch on all samples once there are num_warmup_samples and again each
 // time the data grew by retrain_growth, stopping early when the training loss stops improving.
+// With a prior (Pretrain: a booster fitted to other workloads' samples), every training starts
+// from the prior's trees and adds trees fitted to the model's own samples only.
 #include <fmt/format.h>
 #include <xgboost/c_api.h>
 
@@ -148,12 +150,30 @@ class XGBoostModel : public CostModel {
     samples_.insert(samples_.end(), samples.begin(), samples.end());
     if (samples_.size() < config_.num_warmup_samples) return;
     const double grown = static_cast<double>(samples_.size() - last_train_size_);
-    if (booster_ && grown < config_.retrain_growth * static_cast<double>(last_train_size_)) return;
+    if (last_train_size_ > 0 &&
+        grown < config_.retrain_growth * static_cast<double>(last_train_size_)) {
+      return;
+    }
     Train();
   }
 
+  void Pretrain(const std::vector<CostSample>& samples) override {
+    prior_.clear();
+    prior_rounds_ = 0;
+    int rounds = 0;
+    if (BoosterPtr fitted = Fit(samples, &rounds)) {
+      prior_ = BoosterBytes(fitted.get());
+      prior_rounds_ = rounds;
+    }
+    // What was trained on top of an earlier prior is stale: the new prior alone, until the own
+    // samples are enough to train on top of it.
+    booster_ = prior_.empty() ? nullptr : BoosterFromBytes(prior_);
+    last_train_size_ = 0;
+    if (!samples_.empty() && samples_.size() >= config_.num_warmup_samples) Train();
+  }
+
   std::vector<double> Predict(const std::vector<const FeatureMatrix*>& candidates) override {
-    if (!booster_ || samples_.size() < config_.num_warmup_samples) {
+    if (!booster_) {
       std::uniform_real_distribution<double> uniform(0.0, 1.0);
       std::vector<double> scores(candidates.size());
       for (double& s : scores) s = uniform(rng_);
@@ -174,15 +194,12 @@ class XGBoostModel : public CostModel {
     cost_model_file::Writer file(kModelName);
     file.U64(last_train_size_);
     file.Samples(samples_);
-    if (!booster_) {
-      file.U64(0);
-    } else {
-      bst_ulong len = 0;
-      const char* bytes = nullptr;
-      TT_XGB(XGBoosterSaveModelToBuffer(booster_.get(), R"({"format": "ubj"})", &len, &bytes));
-      file.U64(len);
-      file.Bytes(bytes, len);
-    }
+    std::string booster = booster_ ? BoosterBytes(booster_.get()) : std::string();
+    file.U64(booster.size());
+    file.Bytes(booster.data(), booster.size());
+    file.U64(prior_rounds_);
+    file.U64(prior_.size());
+    file.Bytes(prior_.data(), prior_.size());
     file.Commit(path);
   }
 
@@ -192,23 +209,31 @@ class XGBoostModel : public CostModel {
     uint64_t last_train_size = file.U64();
     std::vector<CostSample> samples = file.Samples();
     std::string model = file.Bytes(file.U64());
+    uint64_t prior_rounds = 0;
+    std::string prior;
+    if (file.version() >= 2) {
+      prior_rounds = file.U64();
+      prior = file.Bytes(file.U64());
+    }
     file.ExpectEnd();
     if (last_train_size > samples.size()) {
       file.Fail(fmt::format("trained on {} of {} samples", last_train_size, samples.size()));
     }
-    // Step 2. The booster, if one was saved.
+    if (prior.empty() != (prior_rounds == 0)) {
+      file.Fail(fmt::format("a prior of {} rounds in {} bytes", prior_rounds, prior.size()));
+    }
+    // Step 2. The boosters that were saved (both checked); the model ranks with the trained one,
+    // else with the prior, else at random.
     BoosterPtr booster;
-    if (!model.empty()) {
-      BoosterHandle handle = nullptr;
-      TT_XGB(XGBoosterCreate(nullptr, 0, &handle));
-      booster.reset(handle);
-      if (XGBoosterLoadModelFromBuffer(handle, model.data(), model.size()) != 0) {
-        file.Fail(fmt::format("the booster does not load: {}", XGBGetLastError()));
-      }
-      SetParam(handle, "nthread", std::to_string(nthread_));
+    for (const std::string* bytes : {&prior, &model}) {
+      if (bytes->empty()) continue;
+      booster = BoosterFromBytes(*bytes);
+      if (!booster) file.Fail(fmt::format("the booster does not load: {}", XGBGetLastError()));
     }
     samples_ = std::move(samples);
     last_train_size_ = last_train_size;
+    prior_ = std::move(prior);
+    prior_rounds_ = static_cast<int>(prior_rounds);
     booster_ = std::move(booster);
   }
 
@@ -217,20 +242,47 @@ class XGBoostModel : public CostModel {
     TT_XGB(XGBoosterSetParam(booster, key, value.c_str()));
   }
 
-  // Trains a new booster on all samples (the candidates without feature rows take no part).
+  // The booster saved in `bytes`, null when they do not load.
+  BoosterPtr BoosterFromBytes(const std::string& bytes) const {
+    BoosterHandle handle = nullptr;
+    TT_XGB(XGBoosterCreate(nullptr, 0, &handle));
+    BoosterPtr booster(handle);
+    if (XGBoosterLoadModelFromBuffer(handle, bytes.data(), bytes.size()) != 0) return nullptr;
+    SetParam(handle, "nthread", std::to_string(nthread_));
+    return booster;
+  }
+
+  static std::string BoosterBytes(BoosterHandle booster) {
+    bst_ulong len = 0;
+    const char* bytes = nullptr;
+    TT_XGB(XGBoosterSaveModelToBuffer(booster, R"({"format": "ubj"})", &len, &bytes));
+    return std::string(bytes, len);
+  }
+
+  // Trains on the model's own samples (on top of the prior, if any); a training that improves
+  // nothing keeps the previous booster.
   void Train() {
+    last_train_size_ = samples_.size();
+    int rounds = 0;
+    if (BoosterPtr fitted = Fit(samples_, &rounds)) booster_ = std::move(fitted);
+  }
+
+  // A booster fitted to `samples` (the candidates without feature rows take no part): the prior's
+  // trees, if there is a prior, and the new trees up to the round with the lowest training loss;
+  // its number of trees in `*rounds`. Null when no new tree lowers the loss.
+  BoosterPtr Fit(const std::vector<CostSample>& samples, int* rounds) {
     // Step 1. Rows and labels.
-    std::vector<double> y = NormalizedThroughput(samples_);
+    std::vector<double> y = NormalizedThroughput(samples);
     std::vector<const FeatureMatrix*> candidates;
     std::vector<double> labels;
     std::vector<const std::string*> tasks;
-    for (size_t i = 0; i < samples_.size(); ++i) {
-      if (samples_[i].features.rows == 0) continue;
-      candidates.push_back(&samples_[i].features);
+    for (size_t i = 0; i < samples.size(); ++i) {
+      if (samples[i].features.rows == 0) continue;
+      candidates.push_back(&samples[i].features);
       labels.push_back(y[i]);
-      tasks.push_back(&samples_[i].task);
+      tasks.push_back(&samples[i].task);
     }
-    if (candidates.empty()) return;
+    if (candidates.empty()) return nullptr;
     const bool rank = config_.objective == XGBoostObjective::kPairwiseRank;
     std::vector<RankPair> pairs;
     if (rank) pairs = DrawPairs(tasks, labels);
@@ -242,11 +294,15 @@ class XGBoostModel : public CostModel {
     }
     TT_XGB(XGDMatrixSetFloatInfo(matrix.get(), "label", row_labels.data(), packed.rows()));
 
-    // Step 2. The booster. base_score 0: every row would otherwise add it to the pack sum.
+    // Step 2. The booster, from the prior's trees if there is one. base_score 0: every row would
+    // otherwise add it to the pack sum.
     BoosterHandle handle = nullptr;
     DMatrixHandle matrices[] = {matrix.get()};
     TT_XGB(XGBoosterCreate(matrices, 1, &handle));
     BoosterPtr booster(handle);
+    if (!prior_.empty()) {
+      TT_XGB(XGBoosterLoadModelFromBuffer(handle, prior_.data(), prior_.size()));
+    }
     const std::pair<const char*, std::string> params[] = {
         {"max_depth", std::to_string(config_.max_depth)},
         {"eta", fmt::format("{}", config_.eta)},
@@ -291,13 +347,13 @@ class XGBoostModel : public CostModel {
       TT_XGB(XGBoosterBoostOneIter(handle, matrix.get(), grad.data(), hess.data(), packed.rows()));
     }
 
-    // Step 4. Keep the trees of the best round (none helping leaves the previous booster).
-    last_train_size_ = samples_.size();
-    if (best_rounds == 0) return;
+    // Step 4. The trees up to the best round.
+    if (best_rounds == 0) return nullptr;
+    *rounds = prior_rounds_ + best_rounds;
     BoosterHandle sliced = nullptr;
-    TT_XGB(XGBoosterSlice(handle, 0, best_rounds, 1, &sliced));
-    booster_.reset(sliced);
+    TT_XGB(XGBoosterSlice(handle, 0, *rounds, 1, &sliced));
     SetParam(sliced, "nthread", std::to_string(nthread_));
+    return BoosterPtr(sliced);
   }
 
   // Up to rank_pairs_per_sample pairs per candidate, each with a random other candidate of the
@@ -328,6 +384,9 @@ class XGBoostModel : public CostModel {
   // Samples at the last training (the retraining threshold grows from it).
   size_t last_train_size_ = 0;
   BoosterPtr booster_;
+  // The prior, serialized (empty for none), and its number of trees.
+  std::string prior_;
+  int prior_rounds_ = 0;
 };
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include <limits>
 #include <mutex>
 #include <optional>
+#include <unordered_set>
 
 #include "tirtune/ir/flop_count.h"
 #include "tirtune/search/task_scheduler.h"
@@ -132,10 +133,63 @@ void CheckOptions(const TuneOptions& o) {
   if (o.cost_model != "xgb" && o.cost_model != "random") {
     throw UserError(fmt::format("unknown cost model '{}' (xgb or random)", o.cost_model));
   }
+  if (o.pretrain != "all" && o.pretrain != "tasks" && o.pretrain != "none") {
+    throw UserError(fmt::format("unknown pre-training '{}' (all, tasks or none)", o.pretrain));
+  }
   if (o.task_scheduler != "gradient" && o.task_scheduler != "round-robin") {
     throw UserError(
         fmt::format("unknown task scheduler '{}' (gradient or round-robin)", o.task_scheduler));
   }
+}
+
+/// Stored records replayed for the cost model to learn from before the first batch, features
+/// still to compute.
+struct ReplayedRecords {
+  std::vector<Schedule> schedules;
+  std::vector<double> seconds;  // the median, or infinity for a failure
+  std::vector<std::string> groups;
+
+  void Add(Schedule sch, const TuningRecord& r, const std::string& group) {
+    schedules.push_back(std::move(sch));
+    seconds.push_back(r.status == RecordStatus::kOk && r.median_secs ? *r.median_secs : kInf);
+    groups.push_back(group);
+  }
+};
+
+/// Whether a stored record says something about speed: a build error or a lost worker does not.
+bool TrainsTheModel(const TuningRecord& r) {
+  return r.status != RecordStatus::kBuildError && r.status != RecordStatus::kRunnerLost;
+}
+
+/// Adds to `set` records of the workloads of `db` not being tuned (`tuned`), on `target`: at most
+/// options.pretrain_per_workload of each (fewer when options.pretrain_max_others would be passed),
+/// evenly spaced over its records so that a long search's early and late candidates both count.
+/// Returns how many workloads contributed.
+size_t AddOtherWorkloads(Database& db, const std::unordered_set<WorkloadId>& tuned,
+                         const std::string& target, const TuneOptions& options,
+                         ReplayedRecords& set) {
+  std::vector<WorkloadEntry> others;
+  for (WorkloadEntry& w : db.Workloads()) {
+    if (!tuned.count(w.id)) others.push_back(std::move(w));
+  }
+  if (others.empty()) return 0;
+  size_t per = std::min(options.pretrain_per_workload, options.pretrain_max_others / others.size());
+  size_t contributed = 0;
+  for (const WorkloadEntry& w : others) {
+    std::vector<TuningRecord> usable;
+    for (TuningRecord& r : db.RecordsOf(w.id)) {
+      if (r.target == target && TrainsTheModel(r)) usable.push_back(std::move(r));
+    }
+    size_t n = std::min(per, usable.size()), before = set.schedules.size();
+    for (size_t i = 0; i < n; ++i) {
+      const TuningRecord& r = usable[i * usable.size() / n];
+      if (std::optional<Schedule> sch = ReplayRecord(w.func, r.trace)) {
+        set.Add(std::move(*sch), r, w.shash);
+      }
+    }
+    if (set.schedules.size() > before) ++contributed;
+  }
+  return contributed;
 }
 
 }  // namespace
@@ -183,7 +237,8 @@ TuneResult Tune(const std::vector<TuneTask>& tasks, Database& db, const TuneOpti
 
   // Step 2. Every task: its workload, what is already stored, its reference and its strategy.
   std::vector<TaskState> states;
-  std::vector<CostSample> pretrain;
+  ReplayedRecords own_stored;  // the tasks' records the cost model learns from
+  std::unordered_set<WorkloadId> tuned;
   size_t stored_total = 0;
   for (size_t t = 0; t < tasks.size(); ++t) {
     const TuneTask& task = tasks[t];
@@ -194,10 +249,9 @@ TuneResult Tune(const std::vector<TuneTask>& tasks, Database& db, const TuneOpti
     WorkloadEntry entry = db.CommitWorkload(task.func);
     s.result.workload = entry.id;
     s.model_group = entry.shash;
+    tuned.insert(entry.id);
 
     std::unordered_set<std::string> measured;
-    std::vector<Schedule> replayed;
-    std::vector<double> replayed_secs;
     for (const TuningRecord& r : db.RecordsOf(entry.id)) {
       if (r.target != target) continue;
       ++s.result.trials_before;
@@ -206,18 +260,9 @@ TuneResult Tune(const std::vector<TuneTask>& tasks, Database& db, const TuneOpti
       std::optional<Schedule> sch = ReplayRecord(task.func, r.trace);
       if (!sch) continue;
       measured.insert(CandidateKey(*sch));
-      if (r.status == RecordStatus::kBuildError) continue;
-      replayed.push_back(std::move(*sch));
-      replayed_secs.push_back(r.status == RecordStatus::kOk && r.median_secs ? *r.median_secs
-                                                                             : kInf);
+      if (TrainsTheModel(r)) own_stored.Add(std::move(*sch), r, s.model_group);
     }
     stored_total += s.result.trials_before;
-    if (options.pretrain && !replayed.empty()) {
-      std::vector<FeatureMatrix> f = features(replayed);
-      for (size_t i = 0; i < replayed.size(); ++i) {
-        pretrain.push_back(CostSample{s.model_group, std::move(f[i]), replayed_secs[i]});
-      }
-    }
 
     std::vector<std::pair<Schedule, double>> warm;
     size_t warm_k = static_cast<size_t>(options.evolutionary.population_size *
@@ -248,14 +293,43 @@ TuneResult Tune(const std::vector<TuneTask>& tasks, Database& db, const TuneOpti
                                           : std::string("none")));
     states.push_back(std::move(s));
   }
-  if (!pretrain.empty()) {
-    model->Update(pretrain);
-    log(fmt::format("cost model trained on {} stored record(s)", pretrain.size()));
-  }
 
-  // Step 3. Batches until the budget is spent.
+  // Step 3. The cost model learns from the stored records; not when there is nothing left to do,
+  // nor when nothing would use what it learns (a random model; random search without a model file
+  // to save).
   int budget = options.max_trials;
   if (options.resume) budget -= static_cast<int>(std::min<size_t>(stored_total, budget));
+  bool model_used = options.cost_model == "xgb" &&
+                    (options.strategy == "evolutionary" || !options.model_path.empty());
+  if (budget > 0 && model_used && options.pretrain != "none") {
+    // Other workloads' records make the prior; the tasks' own are the model's own samples.
+    auto learn = [&](const ReplayedRecords& set, bool prior) {
+      auto start = Clock::now();
+      std::vector<FeatureMatrix> f = features(set.schedules);
+      std::vector<CostSample> samples;
+      for (size_t i = 0; i < f.size(); ++i) {
+        samples.push_back(CostSample{set.groups[i], std::move(f[i]), set.seconds[i]});
+      }
+      prior ? model->Pretrain(samples) : model->Update(samples);
+      return SecondsSince(start);
+    };
+    if (options.pretrain == "all") {
+      ReplayedRecords others;
+      size_t workloads = AddOtherWorkloads(db, tuned, target, options, others);
+      if (!others.schedules.empty()) {
+        double seconds = learn(others, true);
+        log(fmt::format("cost model pre-trained on {} record(s) of {} other workload(s) ({:.1f} s)",
+                        others.schedules.size(), workloads, seconds));
+      }
+    }
+    if (!own_stored.schedules.empty()) {
+      double seconds = learn(own_stored, false);
+      log(fmt::format("cost model trained on the tasks' {} stored record(s) ({:.1f} s)",
+                      own_stored.schedules.size(), seconds));
+    }
+  }
+
+  // Step 4. Batches until the budget is spent.
   std::vector<double> weights;
   for (const TuneTask& t : tasks) weights.push_back(t.weight);
   std::unique_ptr<TaskScheduler> scheduler = options.task_scheduler == "gradient"
@@ -418,7 +492,7 @@ TuneResult Tune(const std::vector<TuneTask>& tasks, Database& db, const TuneOpti
     if (options.on_progress) options.on_progress(p);
   }
 
-  // Step 4. Wrap up.
+  // Step 5. Wrap up.
   for (TaskState& s : states) {
     if (s.result.stopped.empty()) s.result.stopped = out.interrupted ? "interrupted" : "budget";
     out.tasks.push_back(std::move(s.result));

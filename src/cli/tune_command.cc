@@ -239,6 +239,10 @@ void AddTuneCommand(CLI::App& app, const GlobalOptions& global) {
   cmd->add_option("--cost-model", opts->options.cost_model, "xgb or random")->capture_default_str();
   cmd->add_option("--task-scheduler", opts->options.task_scheduler, "gradient or round-robin")
       ->capture_default_str();
+  cmd->add_option("--pretrain", opts->options.pretrain,
+                  "stored records the cost model learns from before the first batch: all (up to "
+                  "300 of every other workload on the target too), tasks (the tasks' own) or none")
+      ->capture_default_str();
   cmd->add_option("--trials-per-round", opts->options.trials_per_round,
                   "candidates per batch (default: 64 for one task; with several, about half "
                   "of each task's share of --trials, 8 to 64)");

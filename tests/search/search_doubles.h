@@ -93,6 +93,7 @@ class ScoreByFactors : public CostModel {
       : score_(std::move(score)) {}
   std::string name() const override { return "score_by_factors"; }
   void Update(const std::vector<CostSample>& samples) override { updates_ += samples.size(); }
+  void Pretrain(const std::vector<CostSample>&) override {}
   std::vector<double> Predict(const std::vector<const FeatureMatrix*>& candidates) override {
     std::vector<double> scores;
     for (const FeatureMatrix* f : candidates) {

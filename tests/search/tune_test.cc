@@ -1,8 +1,9 @@
 // The tuning loop end to end on a small GEMM: real design space, compilation, runner and SQLite
 // database. Checked: every trial is stored with its status, the best record replays to a correct
 // kernel, a resumed run counts what is stored and proposes nothing already measured, a stop
-// request ends the run after the current batch with that batch committed, bad options are errors;
-// and the default batch size of one and of several tasks.
+// request ends the run after the current batch with that batch committed, pre-training takes other
+// workloads' records with "all" only (capped) and not when nothing is left to do, bad options are
+// errors; and the default batch size of one and of several tasks.
 #include "tirtune/search/tune.h"
 
 #include <gtest/gtest.h>
@@ -106,6 +107,48 @@ TEST_F(TuneTest, AStopRequestEndsTheRunAfterTheBatchWithItCommitted) {
   EXPECT_EQ(db->Size(), 8u);
 }
 
+// The cost model's log lines of a run of `task` with `o`, one text.
+std::string CostModelLines(const TuneTask& task, Database& db, TuneOptions o) {
+  std::string lines;
+  o.log = [&](const std::string& l) {
+    if (l.rfind("cost model", 0) == 0) lines += l + "\n";
+  };
+  Tune({task}, db, o);
+  return lines;
+}
+
+TEST_F(TuneTest, OtherWorkloadsRecordsMakeThePriorOnlyWithAll) {
+  std::unique_ptr<Database> db = OpenDatabase((dir_ / "t.db").string());
+  Tune({SmallGemm()}, *db, SmallOptions(16));
+  Workload w = MakeWorkload("gemm:16,16,32");
+  TuneTask other{w.spec, w.func, 1, w.flops};
+  auto has = [](const std::string& text, const std::string& part) {
+    return text.find(part) != std::string::npos;
+  };
+
+  TuneOptions o = SmallOptions(8);
+  o.pretrain = "tasks";  // nothing stored for this workload yet
+  EXPECT_EQ(CostModelLines(other, *db, o), "");
+  o.pretrain = "none";  // now 8 of its own are stored
+  EXPECT_EQ(CostModelLines(other, *db, o), "");
+  o.pretrain = "tasks";
+  std::string lines = CostModelLines(other, *db, o);
+  EXPECT_TRUE(has(lines, "trained on the tasks' ")) << lines;
+  EXPECT_FALSE(has(lines, "pre-trained")) << lines;
+  // The first workload's 16, at most 5 of each other workload, or 3 of all of them together.
+  o.pretrain = "all";
+  o.pretrain_per_workload = 5;
+  lines = CostModelLines(other, *db, o);
+  EXPECT_TRUE(has(lines, "pre-trained on 5 record(s) of 1 other workload(s)")) << lines;
+  EXPECT_TRUE(has(lines, "trained on the tasks' ")) << lines;
+  o.pretrain_max_others = 3;
+  lines = CostModelLines(other, *db, o);
+  EXPECT_TRUE(has(lines, "pre-trained on 3 record(s) of 1 other workload(s)")) << lines;
+  // A resumed run with its budget spent learns nothing: it stops at once.
+  o.resume = true;
+  EXPECT_EQ(CostModelLines(other, *db, o), "");
+}
+
 TEST_F(TuneTest, BadOptionsAreUserErrors) {
   std::unique_ptr<Database> db = MakeMemoryDatabase();
   TuneOptions o = SmallOptions(0);
@@ -116,6 +159,9 @@ TEST_F(TuneTest, BadOptionsAreUserErrors) {
   EXPECT_THROW(Tune({}, *db, SmallOptions(8)), UserError);
   o = SmallOptions(8);
   o.trials_per_round = -1;
+  EXPECT_THROW(Tune({SmallGemm()}, *db, o), UserError);
+  o = SmallOptions(8);
+  o.pretrain = "everything";
   EXPECT_THROW(Tune({SmallGemm()}, *db, o), UserError);
 }
 

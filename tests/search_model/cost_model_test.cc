@@ -1,5 +1,6 @@
 // Cost models: XGBoost learns a synthetic pack-sum target, predicts random scores until warm-up,
-// saves and loads without changing a prediction and rejects bad files with the file's name;
+// ranks a new task with a prior trained on other tasks and trains on top of it, saves and loads
+// (format version 1 too) without changing a prediction and rejects bad files with the file's name;
 // the random model and the ranking accuracy.
 #include "tirtune/search/cost_model.h"
 
@@ -216,9 +217,9 @@ TEST(XGBoostModel, LoadOfABadFileIsAUserErrorNamingTheFile) {
   }
   write(bytes + "x");
   ExpectLoadFails(*fresh, bad, "unexpected bytes");
-  // A corrupt booster: flip bytes near the end, inside the booster.
+  // A corrupt booster: flip bytes near its end (the file ends with the empty prior's two integers).
   std::string corrupt = bytes;
-  for (size_t i = corrupt.size() - 40; i < corrupt.size(); ++i) corrupt[i] = '\x7f';
+  for (size_t i = corrupt.size() - 56; i < corrupt.size() - 16; ++i) corrupt[i] = '\x7f';
   write(corrupt);
   ExpectLoadFails(*fresh, bad, "booster");
   MakeRandomModel()->Save(bad);
@@ -226,6 +227,70 @@ TEST(XGBoostModel, LoadOfABadFileIsAUserErrorNamingTheFile) {
   EXPECT_EQ(fresh->num_samples(), 0u);
   std::filesystem::remove(bad);
   std::filesystem::remove(good);
+}
+
+TEST(XGBoostModel, APriorRanksANewTaskBeforeItsOwnSamplesAndTrainingsAddToIt) {
+  // Other tasks' samples of the same law make the prior; a new task is ranked by it at once
+  // (deterministically, not at random), and still after its own samples are trained on top.
+  std::vector<CostSample> others = SyntheticSamples("a", 150, /*seed=*/20);
+  for (CostSample& s : SyntheticSamples("b", 150, /*seed=*/21)) {
+    s.seconds *= 50;
+    others.push_back(std::move(s));
+  }
+  XGBoostConfig config = TestConfig();
+  config.max_rounds = 100;
+  std::unique_ptr<CostModel> model = MakeXGBoostModel(config);
+  model->Pretrain(others);
+  EXPECT_EQ(model->num_samples(), 0u);
+  std::vector<CostSample> held_out = SyntheticSamples("c", 150, /*seed=*/22);
+  std::vector<double> prior_scores = model->Predict(Features(held_out));
+  EXPECT_EQ(model->Predict(Features(held_out)), prior_scores);
+  EXPECT_GT(PairwiseRankingAccuracy(held_out, prior_scores), 0.85);
+
+  model->Update(SyntheticSamples("c", 80, /*seed=*/23));
+  std::vector<double> tuned_scores = model->Predict(Features(held_out));
+  EXPECT_NE(tuned_scores, prior_scores);
+  EXPECT_GT(PairwiseRankingAccuracy(held_out, tuned_scores), 0.85);
+
+  // Saved and loaded, with its prior: the same predictions; without the own samples' trees the
+  // loaded model falls back to the prior.
+  std::string path = TempPath("xgb_prior");
+  model->Save(path);
+  std::unique_ptr<CostModel> loaded = MakeXGBoostModel(config);
+  loaded->Load(path);
+  EXPECT_EQ(loaded->Predict(Features(held_out)), tuned_scores);
+  std::unique_ptr<CostModel> prior_only = MakeXGBoostModel(config);
+  prior_only->Pretrain(others);
+  prior_only->Save(path);
+  loaded->Load(path);
+  EXPECT_EQ(loaded->Predict(Features(held_out)), prior_scores);
+  std::filesystem::remove(path);
+
+  // An empty prior removes it: random scores until warm-up again.
+  prior_only->Pretrain({});
+  EXPECT_NE(prior_only->Predict(Features(held_out)), prior_only->Predict(Features(held_out)));
+}
+
+TEST(XGBoostModel, AFileOfFormatVersion1LoadsWithoutAPrior) {
+  std::unique_ptr<CostModel> model = MakeXGBoostModel(TestConfig());
+  model->Update(SyntheticSamples("t", 120, /*seed=*/24));
+  std::string path = TempPath("xgb_v1");
+  model->Save(path);
+  std::string bytes;
+  {
+    std::ifstream in(path, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  // Version 1: the same fields without the prior's two integers at the end.
+  const uint64_t v1 = 1;
+  bytes.replace(8, sizeof v1, reinterpret_cast<const char*>(&v1), sizeof v1);
+  bytes.resize(bytes.size() - 16);
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+  std::unique_ptr<CostModel> loaded = MakeXGBoostModel(TestConfig());
+  loaded->Load(path);
+  std::filesystem::remove(path);
+  std::vector<CostSample> probe = SyntheticSamples("t", 50, /*seed=*/25);
+  EXPECT_EQ(loaded->Predict(Features(probe)), model->Predict(Features(probe)));
 }
 
 TEST(XGBoostModel, FactoryRejectsABadConfig) {

@@ -2,7 +2,8 @@
 // per-store features. XGBoostModel follows MetaSchedule's recipe (labels = best cost of the task /
 // cost, a candidate's score the sum of its rows' outputs, early stopping, retraining only when the
 // data grew by a fifth) with a choice of loss: MetaSchedule's label-weighted squared error, or
-// (the default) a pairwise logistic rank loss; RandomModel gives uniform scores (the baseline of
+// (the default) a pairwise logistic rank loss, and an optional prior trained on other workloads'
+// records that its trainings add trees to; RandomModel gives uniform scores (the baseline of
 // ReplayTrace-like runs).
 #pragma once
 
@@ -31,6 +32,11 @@ class CostModel {
   virtual std::string name() const = 0;
   /// Adds measured samples; may retrain.
   virtual void Update(const std::vector<CostSample>& samples) = 0;
+  /// Learns from samples of other workloads (records of earlier runs) what carries over to the
+  /// workloads being tuned: the model ranks with it before Update brings their own samples, and
+  /// later trainings start from it and fit only the samples of Update, so they cost no more than
+  /// without it. Replaces an earlier prior; empty `samples` remove it.
+  virtual void Pretrain(const std::vector<CostSample>& samples) = 0;
   /// One score per candidate, higher meaning faster; comparable only within one task.
   virtual std::vector<double> Predict(const std::vector<const FeatureMatrix*>& candidates) = 0;
   /// Writes the model and its training data to `path` (a file); UserError when it cannot.
@@ -76,9 +82,9 @@ struct XGBoostConfig {
   /// stops at max_rounds. Default 200.
   int max_rounds = 200;
   int early_stopping_rounds = 50;
-  /// Until this many samples exist, Predict returns random scores. Default 64: one batch of
-  /// random candidates is enough to rank the next (a second random batch cost GEMM 1024³ 64
-  /// trials of its budget).
+  /// Until this many samples exist, Predict returns random scores (the prior's, with one). Default
+  /// 64: one batch of random candidates is enough to rank the next (a second random batch cost GEMM
+  /// 1024³ 64 trials of its budget).
   size_t num_warmup_samples = 64;
   /// Retrain only after the data grew by at least this fraction since the last training.
   double retrain_growth = 0.2;

@@ -74,8 +74,17 @@ struct TuneOptions {
   /// stopped as a timeout: it is far from competing (SlowCutoff; a run over 1 s is also its own
   /// only sample). 0 disables both. Default 20.
   double slow_cutoff_factor = 20;
-  /// Train the cost model on the records already in the database before the first batch.
-  bool pretrain = true;
+  /// Which records already in the database (on this target) the cost model learns from before
+  /// the first batch: "all" (the default): the tasks' own, and up to `pretrain_per_workload`
+  /// records of every other workload (evenly spaced over its records) as the model's prior
+  /// (CostModel::Pretrain), so that what was measured on other workloads ranks a new one's first
+  /// candidates; "tasks": the tasks' own only; "none".
+  std::string pretrain = "all";
+  /// With "all": at most this many records of each other workload, and of all of them together
+  /// `pretrain_max_others` (the per-workload share shrinks to fit). Features and training cost
+  /// about 8 ms per record on 2 cores, once per run.
+  size_t pretrain_per_workload = 300;
+  size_t pretrain_max_others = 12000;
   /// Path of a cost model to load first (and save at the end); empty for none.
   std::string model_path;
   BuilderConfig builder;
