@@ -7,17 +7,19 @@
 # stored. Interrupted, the script goes on where it stopped (--resume counts what is stored).
 #
 #   [BUILD_DIR=build/release] [TRIALS=300] [TIMEOUT=300] [TARGET="llvm -num-cores=2"] \
-#   [EXCLUDE=TEXT,...] \
+#   [EXCLUDE="SPEC SPEC..."] \
 #     bench/random_corpus.sh DB
 #
-# EXCLUDE leaves out the workloads whose spec contains one of the texts (the bench never trains on
-# the held-out workload anyway). The list: every GEMM-like and convolution shape of the benchmark
+# EXCLUDE leaves out the workloads whose spec contains one of its space-separated texts (specs hold
+# commas), e.g. EXCLUDE="gemm:1024,1024,1024 conv2d:1,14,14,256,256,3,1,1" to keep workloads out
+# of a corpus that `tirtune tune --pretrain all` learns from before tuning them (the held-out bench
+# never trains on the held-out workload anyway). The list: every GEMM-like and convolution shape of the benchmark
 # suite, then the ResNet-50 convolutions and a few GEMM/batch-matmul shapes the suite lacks.
 # About 1 minute per workload on 2 cores; the 2048³ GEMM and the 3×3 conv3d hit TIMEOUT.
 set -euo pipefail
 
 if [[ $# -ne 1 ]]; then
-  echo "usage: [TRIALS=300] [TIMEOUT=300] [TARGET=T] [EXCLUDE=TEXT,...] $0 DB" >&2
+  echo "usage: [TRIALS=300] [TIMEOUT=300] [TARGET=T] [EXCLUDE=\"SPEC SPEC...\"] $0 DB" >&2
   exit 2
 fi
 db=$1
@@ -29,7 +31,7 @@ if [[ ! -x $tirtune ]]; then
   echo "$0: $tirtune is not built (cmake --build ${BUILD_DIR:-build/release} --target tirtune)" >&2
   exit 1
 fi
-IFS=, read -r -a exclude <<<"${EXCLUDE:-}"
+read -r -a exclude <<<"${EXCLUDE:-}"
 
 # The benchmark shapes of the library's GEMM-like and convolution operators
 # (`tirtune workload list --json`), then the extra shapes.
