@@ -14,7 +14,8 @@
 # commas), e.g. EXCLUDE="gemm:1024,1024,1024 conv2d:1,14,14,256,256,3,1,1" to keep workloads out
 # of a corpus that `tirtune tune --pretrain all` learns from before tuning them (the held-out bench
 # never trains on the held-out workload anyway). The list: every GEMM-like and convolution shape
-# of the benchmark suite, then the ResNet-50 convolutions and a few GEMM/batch-matmul shapes the suite lacks.
+# of the benchmark suite, then the ResNet-50 convolutions and a few GEMM/batch-matmul shapes the
+# suite lacks.
 # About 1 minute per workload on 2 cores; the 2048³ GEMM and the 3×3 conv3d hit TIMEOUT.
 set -euo pipefail
 
