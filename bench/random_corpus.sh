@@ -15,7 +15,8 @@
 # of a corpus that `tirtune tune --pretrain all` learns from before tuning them (the held-out bench
 # never trains on the held-out workload anyway). The list: every GEMM-like and convolution shape
 # of the benchmark suite, then the ResNet-50 convolutions and a few GEMM/batch-matmul shapes the
-# suite lacks.
+# suite lacks, and more depthwise, transposed, capsule and conv-bias-BN-ReLU shapes (MobileNet and
+# ResNet-like) so that each operator has relatives to learn from.
 # About 1 minute per workload on 2 cores; the 2048³ GEMM and the 3×3 conv3d hit TIMEOUT.
 set -euo pipefail
 
@@ -45,6 +46,13 @@ extra=(
   conv2d:1,7,7,512,2048,1,1,0
   gemm:256,1024,256 gemm:64,1024,1024 gemm:384,384,384 gemm:1024,256,512
   batch_matmul:12,128,128,64 batch_matmul:4,256,64,256
+  depthwise_conv2d:1,56,56,128,3,1,1 depthwise_conv2d:1,56,56,128,3,2,1
+  depthwise_conv2d:1,28,28,256,3,1,1 depthwise_conv2d:1,14,14,512,3,1,1
+  depthwise_conv2d:1,56,56,144,3,1,1 depthwise_conv2d:1,28,28,192,3,1,1
+  conv2d_transpose:1,8,8,256,128,4,2,1 conv2d_transpose:1,32,32,64,32,4,2,1
+  conv2d_transpose:1,16,16,256,128,4,2,1 conv2d_transpose:1,4,4,256,128,4,2,1
+  capsule_conv2d:1,16,16,16,16,3,1,1 capsule_conv2d:1,8,8,64,64,3,1,1
+  cbr:1,28,28,128,128,3,1,1 cbr:1,14,14,256,256,3,1,1 cbr:1,56,56,64,64,3,1,1
 )
 mapfile -t workloads < <("$tirtune" workload list --json | OPS=$corpus_operators python3 -c '
 import json, os, sys
