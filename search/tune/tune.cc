@@ -235,9 +235,11 @@ TuneResult Tune(const std::vector<TuneTask>& tasks, Database& db, const TuneOpti
   Measurer measurer(options.builder, options.runner);
   TuneResult out;
 
-  // Step 2. Every task: its workload, what is already stored, its reference and its strategy.
+  // Step 2. Every task: its workload and what is already stored; then, unless a resumed run finds
+  // the budget spent, its warm start, reference and strategy (replaying the records and building
+  // the design spaces is most of a finished run's time).
   std::vector<TaskState> states;
-  ReplayedRecords own_stored;  // the tasks' records the cost model learns from
+  std::vector<std::vector<TuningRecord>> stored(tasks.size());
   std::unordered_set<WorkloadId> tuned;
   size_t stored_total = 0;
   for (size_t t = 0; t < tasks.size(); ++t) {
@@ -250,35 +252,55 @@ TuneResult Tune(const std::vector<TuneTask>& tasks, Database& db, const TuneOpti
     s.result.workload = entry.id;
     s.model_group = entry.shash;
     tuned.insert(entry.id);
-
-    std::unordered_set<std::string> measured;
-    for (const TuningRecord& r : db.RecordsOf(entry.id)) {
-      if (r.target != target) continue;
-      ++s.result.trials_before;
-      // A lost worker is not the candidate's fault: it may be proposed and measured again.
-      if (r.status == RecordStatus::kRunnerLost) continue;
-      std::optional<Schedule> sch = ReplayRecord(task.func, r.trace);
-      if (!sch) continue;
-      measured.insert(CandidateKey(*sch));
-      if (TrainsTheModel(r)) own_stored.Add(std::move(*sch), r, s.model_group);
+    for (TuningRecord& r : db.RecordsOf(entry.id)) {
+      if (r.target == target) stored[t].push_back(std::move(r));
     }
-    stored_total += s.result.trials_before;
+    s.result.trials_before = stored[t].size();
+    stored_total += stored[t].size();
+    states.push_back(std::move(s));
+  }
+  int budget = options.max_trials;
+  if (options.resume) budget -= static_cast<int>(std::min<size_t>(stored_total, budget));
 
+  ReplayedRecords own_stored;  // the tasks' records the cost model learns from
+  for (size_t t = 0; t < tasks.size(); ++t) {
+    TaskState& s = states[t];
+    size_t warm_k = budget == 0 ? 1
+                                : static_cast<size_t>(options.evolutionary.population_size *
+                                                      options.evolutionary.init_measured_ratio);
     std::vector<std::pair<Schedule, double>> warm;
-    size_t warm_k = static_cast<size_t>(options.evolutionary.population_size *
-                                        options.evolutionary.init_measured_ratio);
-    for (const TuningRecord& r : db.TopK(entry.id, target, std::max<size_t>(warm_k, 1))) {
+    for (const TuningRecord& r : db.TopK(s.result.workload, target, std::max<size_t>(warm_k, 1))) {
       if (!s.result.best_seconds || *r.median_secs < *s.result.best_seconds) {
         s.result.best_seconds = r.median_secs;
         s.result.best_trace = r.trace;
       }
-      if (std::optional<Schedule> sch = ReplayRecord(task.func, r.trace)) {
+      if (budget == 0) continue;
+      if (std::optional<Schedule> sch = ReplayRecord(s.func, r.trace)) {
         warm.emplace_back(std::move(*sch), *r.median_secs);
       }
     }
+    std::string best = s.result.best_seconds
+                           ? fmt::format("{:.4f} ms", *s.result.best_seconds * 1e3)
+                           : std::string("none");
+    if (budget == 0) {
+      log(fmt::format("task {} '{}': workload {}, {} record(s) stored, best {}; budget spent", t,
+                      s.result.name, s.result.workload, s.result.trials_before, best));
+      continue;
+    }
 
-    s.measure = MakeMeasureTask(task.func, options.target, options.seed);
-    std::vector<Schedule> spaces = space.GenerateDesignSpaces(task.func, options.seed + t);
+    std::unordered_set<std::string> measured;
+    for (const TuningRecord& r : stored[t]) {
+      // A lost worker is not the candidate's fault: it may be proposed and measured again.
+      if (r.status == RecordStatus::kRunnerLost) continue;
+      std::optional<Schedule> sch = ReplayRecord(s.func, r.trace);
+      if (!sch) continue;
+      measured.insert(CandidateKey(*sch));
+      if (TrainsTheModel(r)) own_stored.Add(std::move(*sch), r, s.model_group);
+    }
+    stored[t].clear();
+
+    s.measure = MakeMeasureTask(s.func, options.target, options.seed);
+    std::vector<Schedule> spaces = space.GenerateDesignSpaces(s.func, options.seed + t);
     for (const Schedule& d : spaces) s.design_spaces.push_back(d.trace());
     if (options.strategy == "evolutionary") {
       s.strategy = MakeEvolutionarySearch(&space, model.get(), features, options.evolutionary,
@@ -286,19 +308,15 @@ TuneResult Tune(const std::vector<TuneTask>& tasks, Database& db, const TuneOpti
     } else {
       s.strategy = MakeReplayTrace(&space, options.seed + 7919 * (t + 1));
     }
-    s.strategy->PreTuning(task.func, spaces, warm, measured);
+    s.strategy->PreTuning(s.func, spaces, warm, measured);
     log(fmt::format("task {} '{}': workload {}, {} design space(s), {} record(s) stored, best {}",
-                    t, task.name, entry.id, spaces.size(), s.result.trials_before,
-                    s.result.best_seconds ? fmt::format("{:.4f} ms", *s.result.best_seconds * 1e3)
-                                          : std::string("none")));
-    states.push_back(std::move(s));
+                    t, s.result.name, s.result.workload, spaces.size(), s.result.trials_before,
+                    best));
   }
 
   // Step 3. The cost model learns from the stored records; not when there is nothing left to do,
   // nor when nothing would use what it learns (a random model; random search without a model file
   // to save).
-  int budget = options.max_trials;
-  if (options.resume) budget -= static_cast<int>(std::min<size_t>(stored_total, budget));
   bool model_used = options.cost_model == "xgb" &&
                     (options.strategy == "evolutionary" || !options.model_path.empty());
   if (budget > 0 && model_used && options.pretrain != "none") {
@@ -337,7 +355,7 @@ TuneResult Tune(const std::vector<TuneTask>& tasks, Database& db, const TuneOpti
                                                  : MakeRoundRobin(tasks.size());
   const int per_round = options.trials_per_round > 0 ? options.trials_per_round
                                                      : DefaultTrialsPerRound(budget, tasks.size());
-  if (options.trials_per_round == 0 && tasks.size() > 1) {
+  if (options.trials_per_round == 0 && tasks.size() > 1 && budget > 0) {
     log(fmt::format("batches of {} candidates ({} tasks share {} trials)", per_round, tasks.size(),
                     budget));
   }

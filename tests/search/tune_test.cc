@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <optional>
 #include <set>
 
 #include "tirtune/interp/interpreter.h"
@@ -92,6 +93,39 @@ TEST_F(TuneTest, ResumeCountsStoredTrialsAndNeverRemeasures) {
     traces.insert(rec.trace.dump());
   }
   EXPECT_EQ(traces.size(), 24u);
+}
+
+TEST_F(TuneTest, AResumedRunWithItsBudgetSpentReportsTheBestAndPreparesNoSearch) {
+  std::string path = (dir_ / "t.db").string();
+  {
+    std::unique_ptr<Database> db = OpenDatabase(path);
+    Tune({SmallGemm()}, *db, SmallOptions(16));
+  }
+  std::unique_ptr<Database> db = OpenDatabase(path);
+  TuneOptions o = SmallOptions(16);
+  o.resume = true;
+  std::string lines;
+  o.log = [&](const std::string& l) { lines += l + "\n"; };
+  TuneResult r = Tune({SmallGemm()}, *db, o);
+  ASSERT_EQ(r.tasks.size(), 1u);
+  EXPECT_EQ(r.tasks[0].trials_before, 16u);
+  EXPECT_EQ(r.tasks[0].trials, 0);
+  EXPECT_EQ(r.tasks[0].stopped, "budget");
+  std::optional<double> best;
+  nlohmann::json best_trace;
+  for (const TuningRecord& rec : db->RecordsOf(r.tasks[0].workload)) {
+    if (rec.status == RecordStatus::kOk && rec.median_secs && (!best || *rec.median_secs < *best)) {
+      best = rec.median_secs;
+      best_trace = rec.trace;
+    }
+  }
+  ASSERT_TRUE(best.has_value());
+  EXPECT_EQ(r.tasks[0].best_seconds, best);
+  EXPECT_EQ(r.tasks[0].best_trace, best_trace);
+  EXPECT_NE(lines.find("16 record(s) stored"), std::string::npos) << lines;
+  EXPECT_NE(lines.find("budget spent"), std::string::npos) << lines;
+  EXPECT_EQ(lines.find("design space"), std::string::npos) << lines;
+  EXPECT_EQ(db->Size(), 16u);
 }
 
 TEST_F(TuneTest, AStopRequestEndsTheRunAfterTheBatchWithItCommitted) {
