@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Times the best kernel stored in DB for each workload (`tirtune time` with the record's trace:
 # verified, default timer) against oneDNN in its own process, alternating PAIRS times on THREADS
-# pinned CPUs, and prints one JSON line per workload with both speeds and the median ratio.
+# pinned CPUs, and prints one JSON line per workload with both speeds (medians), the median of the
+# pairs' ratios and each pair's ratio (on a noisy machine the two medians' quotient and the median
+# ratio can differ; the spread of the pairs says by how much to trust either).
 # Workloads: every one bench_dnnl has a baseline for (`bench_dnnl --list`: gemm, conv2d, ...).
 # Usage: DB=tuning.db bench/best_vs_onednn.sh SPEC [SPEC...]
 set -euo pipefail
@@ -36,8 +38,10 @@ PY
 import json, statistics, sys
 ours = [float(x) for x in sys.argv[2].split()]
 theirs = [float(x) for x in sys.argv[3].split()]
+ratios = [a / b for a, b in zip(ours, theirs)]
 print(json.dumps({"workload": sys.argv[1], "tirtune_gflops": round(statistics.median(ours), 1),
                   "onednn_gflops": round(statistics.median(theirs), 1),
-                  "ratio": round(statistics.median([a / b for a, b in zip(ours, theirs)]), 3)}))
+                  "ratio": round(statistics.median(ratios), 3),
+                  "pair_ratios": [round(r, 3) for r in ratios]}))
 PY
 done
