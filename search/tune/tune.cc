@@ -265,9 +265,8 @@ TuneResult Tune(const std::vector<TuneTask>& tasks, Database& db, const TuneOpti
   ReplayedRecords own_stored;  // the tasks' records the cost model learns from
   for (size_t t = 0; t < tasks.size(); ++t) {
     TaskState& s = states[t];
-    size_t warm_k = budget == 0 ? 1
-                                : static_cast<size_t>(options.evolutionary.population_size *
-                                                      options.evolutionary.init_measured_ratio);
+    size_t warm_k = static_cast<size_t>(options.evolutionary.population_size *
+                                        options.evolutionary.init_measured_ratio);
     std::vector<std::pair<Schedule, double>> warm;
     for (const TuningRecord& r : db.TopK(s.result.workload, target, std::max<size_t>(warm_k, 1))) {
       if (!s.result.best_seconds || *r.median_secs < *s.result.best_seconds) {

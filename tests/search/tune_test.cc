@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <optional>
 #include <set>
 
 #include "tirtune/interp/interpreter.h"
@@ -111,17 +110,11 @@ TEST_F(TuneTest, AResumedRunWithItsBudgetSpentReportsTheBestAndPreparesNoSearch)
   EXPECT_EQ(r.tasks[0].trials_before, 16u);
   EXPECT_EQ(r.tasks[0].trials, 0);
   EXPECT_EQ(r.tasks[0].stopped, "budget");
-  std::optional<double> best;
-  nlohmann::json best_trace;
-  for (const TuningRecord& rec : db->RecordsOf(r.tasks[0].workload)) {
-    if (rec.status == RecordStatus::kOk && rec.median_secs && (!best || *rec.median_secs < *best)) {
-      best = rec.median_secs;
-      best_trace = rec.trace;
-    }
-  }
-  ASSERT_TRUE(best.has_value());
-  EXPECT_EQ(r.tasks[0].best_seconds, best);
-  EXPECT_EQ(r.tasks[0].best_trace, best_trace);
+  const std::string target = db->RecordsOf(r.tasks[0].workload).at(0).target;
+  std::vector<TuningRecord> top = db->TopK(r.tasks[0].workload, target, 1);
+  ASSERT_EQ(top.size(), 1u);
+  EXPECT_EQ(r.tasks[0].best_seconds, top[0].median_secs);
+  EXPECT_EQ(r.tasks[0].best_trace, top[0].trace);
   EXPECT_NE(lines.find("16 record(s) stored"), std::string::npos) << lines;
   EXPECT_NE(lines.find("budget spent"), std::string::npos) << lines;
   EXPECT_EQ(lines.find("design space"), std::string::npos) << lines;
