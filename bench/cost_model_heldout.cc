@@ -12,17 +12,19 @@
 // records would find (their fastest time over the fastest of all).
 //
 //   [RANK=0|1] [MAX_ROUNDS=N] [MAX_DEPTH=N] [ETA=X] [SUBSAMPLE=X] [COLSAMPLE=X]
-//   [MIN_CHILD_WEIGHT=X] [GAP_POWER=X] [PAIRS_PER_SAMPLE=N]   (XGBoostConfig settings)
-//   [HELD_OUT=TEXT,...] [TRAIN_ONLY=TEXT,...] [TRAIN_PER_TASK=N] [NORMALIZE=1]
+//   [MIN_CHILD_WEIGHT=X] [GAP_POWER=X] [PAIRS_PER_SAMPLE=N] [SEED=N]   (XGBoostConfig settings)
+//   [SEEDS=N] [HELD_OUT=TEXT,...] [TRAIN_ONLY=TEXT,...] [TRAIN_PER_TASK=N] [NORMALIZE=1]
 //   [RETIME=N [RETIME_TIMER=final]] [DUMP=PREFIX] [SWEEP="K=V K=V;K=V..."] [OWN=K,K...]
 //   [IN_TASK=1|DIAGNOSE=1]
 //   bench_cost_model_heldout DB...
 //
 // HELD_OUT and TRAIN_ONLY pick tasks by a text in their name ("#3 (", "(gemm)"); TRAIN_PER_TASK
-// trains on N evenly spaced records of each task; SWEEP runs the held-out evaluation once per
-// entry with its settings, on features loaded once. OWN=K,... adds, per held-out task, the view
-// of a search of it: its first K records trained on alone and on top of the others' model (the
-// prior of `tirtune tune --pretrain all`), each ranking the records after the largest K.
+// trains on N evenly spaced records of each task; SEEDS=N trains N models per held-out task, with
+// the seeds SEED, SEED+1, ..., and reports each one's accuracy and that of their mean rank; SWEEP
+// runs the held-out evaluation once per entry with its settings, on features loaded once. OWN=K,...
+// adds, per held-out task, the view of a search of it: its first K records trained on alone and on
+// top of the others' model (the prior of `tirtune tune --pretrain all`), each ranking the records
+// after the largest K.
 #include <fmt/core.h>
 #include <unistd.h>
 
@@ -245,6 +247,7 @@ XGBoostConfig ConfigFromEnv() {
   if (const char* v = std::getenv("MIN_CHILD_WEIGHT")) config.min_child_weight = std::atof(v);
   if (const char* v = std::getenv("GAP_POWER")) config.gap_weight_power = std::atof(v);
   if (const char* v = std::getenv("PAIRS_PER_SAMPLE")) config.rank_pairs_per_sample = std::atoi(v);
+  if (const char* v = std::getenv("SEED")) config.seed = std::strtoull(v, nullptr, 10);
   return config;
 }
 
@@ -439,6 +442,21 @@ nlohmann::json OwnSamples(const CostModel& prior, const std::vector<CostSample>&
   return out;
 }
 
+// Each score's rank among `scores` (0 = lowest; ties share the mean of their ranks).
+std::vector<double> Ranks(const std::vector<double>& scores) {
+  std::vector<size_t> order(scores.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return scores[a] < scores[b]; });
+  std::vector<double> ranks(scores.size());
+  for (size_t i = 0; i < order.size();) {
+    size_t j = i;
+    while (j < order.size() && scores[order[j]] == scores[order[i]]) ++j;
+    for (size_t k = i; k < j; ++k) ranks[order[k]] = (i + j - 1) / 2.0;
+    i = j;
+  }
+  return ranks;
+}
+
 void RunHeldOut(const std::vector<Task>& tasks) {
   size_t train_per_task = std::getenv("TRAIN_PER_TASK") ? std::atoi(std::getenv("TRAIN_PER_TASK"))
                                                         : std::numeric_limits<size_t>::max();
@@ -452,6 +470,9 @@ void RunHeldOut(const std::vector<Task>& tasks) {
   std::vector<std::string> only = TextList("HELD_OUT");
   // TRAIN_ONLY=TEXT[,TEXT...]: only the tasks whose name contains one of the texts train.
   std::vector<std::string> train_only = TextList("TRAIN_ONLY");
+  const int seeds = std::getenv("SEEDS") ? std::max(1, std::atoi(std::getenv("SEEDS"))) : 1;
+  std::vector<double> seed_sum(static_cast<size_t>(seeds), 0.0);
+  double ensemble_sum = 0;
   size_t evaluated = 0;
   for (size_t held = 0; held < tasks.size(); ++held) {
     if (!NameMatches(tasks[held].name, only)) continue;
@@ -480,9 +501,32 @@ void RunHeldOut(const std::vector<Task>& tasks) {
     std::vector<const FeatureMatrix*> rows;
     for (const CostSample& s : test) rows.push_back(&s.features);
     std::vector<double> scores = model->Predict(rows);
+    // SEEDS=N: N-1 more models, trained with the seeds after SEED; each one's accuracy is
+    // reported (the spread between training seeds) and so is the accuracy of their mean rank.
+    nlohmann::json seed_accuracies = nlohmann::json::array();
+    if (seeds > 1) {
+      std::vector<double> rank_sum = Ranks(scores);
+      seed_accuracies.push_back(std::round(PairwiseRankingAccuracy(test, scores) * 1000) / 1000);
+      for (int k = 1; k < seeds; ++k) {
+        XGBoostConfig config = ConfigFromEnv();
+        config.seed += static_cast<uint64_t>(k);
+        std::unique_ptr<CostModel> other = MakeXGBoostModel(config);
+        other->Pretrain(train);
+        std::vector<double> other_scores = other->Predict(rows);
+        double other_accuracy = PairwiseRankingAccuracy(test, other_scores);
+        seed_sum[k] += other_accuracy;
+        seed_accuracies.push_back(std::round(other_accuracy * 1000) / 1000);
+        std::vector<double> ranks = Ranks(other_scores);
+        for (size_t i = 0; i < ranks.size(); ++i) rank_sum[i] += ranks[i];
+      }
+      double ensemble = PairwiseRankingAccuracy(test, rank_sum);
+      ensemble_sum += ensemble;
+      seed_accuracies.push_back({{"mean_rank", std::round(ensemble * 1000) / 1000}});
+    }
     std::vector<double> random = MakeRandomModel(held + 1)->Predict(rows);
     double accuracy = PairwiseRankingAccuracy(test, scores);
     sum += accuracy;
+    seed_sum[0] += accuracy;
     nlohmann::json line = {
         {"held_out", tasks[held].name},
         {"test_records", test.size()},
@@ -491,6 +535,7 @@ void RunHeldOut(const std::vector<Task>& tasks) {
         {"accuracy", std::round(accuracy * 1000) / 1000},
         {"random_model", std::round(PairwiseRankingAccuracy(test, random) * 1000) / 1000},
         {"train_seconds", std::round(train_seconds * 10) / 10}};
+    if (seeds > 1) line["seeds"] = seed_accuracies;
     for (int m = 0; m < 3; ++m) {
       double beyond = AccuracyBeyondNoise(test, scores, kMargins[m]);
       sum_beyond[m] += beyond;
@@ -522,6 +567,12 @@ void RunHeldOut(const std::vector<Task>& tasks) {
   for (int m = 0; m < 3; ++m) {
     mean[fmt::format("mean_accuracy_beyond_{}pct", std::lround(kMargins[m] * 100))] =
         std::round(sum_beyond[m] / n * 1000) / 1000;
+  }
+  if (seeds > 1) {
+    nlohmann::json per_seed = nlohmann::json::array();
+    for (double s : seed_sum) per_seed.push_back(std::round(s / n * 1000) / 1000);
+    mean["mean_accuracy_per_seed"] = per_seed;
+    mean["mean_accuracy_mean_rank"] = std::round(ensemble_sum / n * 1000) / 1000;
   }
   fmt::print("{}\n", mean.dump());
   std::fflush(stdout);
