@@ -1,6 +1,7 @@
 // Where each group of the per-store feature row lives (private to search/feature/): the column
 // offsets that the extractor writes and FeatureNames() names. The layout follows Ansor's 164
-// columns; docs of each column are in feature_names.cc.
+// columns, with 8 register-block columns after them; docs of each column are in
+// feature_names.cc.
 #pragma once
 
 #include <cstddef>
@@ -41,7 +42,11 @@ constexpr size_t kIntensitySamples = 10;
 /// Allocation features of the stored buffer, then the outer-scope features.
 constexpr size_t kAlloc = kIntensity + kIntensitySamples;
 constexpr size_t kOuter = kAlloc + 4;
-constexpr size_t kEnd = kOuter + 3;
+
+/// The register block of the store (WriteRegisterBlock in per_store_feature.cc).
+constexpr size_t kRegisterBlock = kOuter + 3;
+constexpr size_t kRegisterBlockWidth = 8;
+constexpr size_t kEnd = kRegisterBlock + kRegisterBlockWidth;
 
 static_assert(kEnd == FeatureMatrix::kNumFeatures, "the groups must fill the row exactly");
 

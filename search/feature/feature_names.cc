@@ -6,12 +6,17 @@
 //    the product of the extents of the loops around it;
 //  - vec_*, unroll_*, parallel_* (11 each): number of such loops around the store, product and
 //    innermost extent, and where they sit (inner / middle / outer loop, spatial when the loop
-//    variable indexes the stored element, reduce otherwise; mixed when they disagree);
+//    variable indexes the stored element, reduce otherwise; mixed when they disagree); unroll_*
+//    counts the loops an enclosing auto-unroll step would expand as well;
 //  - is_gpu and GPU thread-axis extents (8, zero on CPU targets);
 //  - B0..B4 (18 each): the buffers the store touches, most cache lines first;
 //  - arith_intensity_curve_0..9: FLOPs per unique byte as loops are added from the innermost out;
 //  - alloc_* (4): the allocation of the stored buffer, when the function allocates it;
-//  - outer_prod, num_loops, auto_unroll_max_step.
+//  - outer_prod, num_loops, auto_unroll_max_step;
+//  - regblock_* (8): the register block, the loops inside the innermost loop of extent > 1 that
+//    does not move the stored element (`reuse`): its size in elements (lanes included), its
+//    number of loops of extent > 1, the extents of its three innermost such loops, the extent of
+//    `reuse`, the block without its innermost loop, outer_prod over the block's size.
 #include <fmt/format.h>
 
 #include <string>
@@ -78,6 +83,12 @@ std::vector<std::string> MakeFeatureNames() {
   }
   for (const char* name : {"alloc_size", "alloc_prod", "alloc_outer_prod", "alloc_inner_prod",
                            "outer_prod", "num_loops", "auto_unroll_max_step"}) {
+    names.push_back(name);
+  }
+  // Step 6. The register block.
+  for (const char* name :
+       {"regblock_elems", "regblock_num_loops", "regblock_inner_0", "regblock_inner_1",
+        "regblock_inner_2", "regblock_reuse_len", "regblock_outer_elems", "regblock_outer_iters"}) {
     names.push_back(name);
   }
   TT_ICHECK(names.size() == FeatureMatrix::kNumFeatures, "{} feature names for {} columns",

@@ -9,7 +9,10 @@
 // the first of them inside an unrolled loop of extent G, over which each access moves by the
 // difference of its offsets in the first two copies. Without that, a candidate would have a row
 // per copy, and the pack-sum model, which gives every row of a candidate the same gradient,
-// overshoots on candidates with many rows.
+// overshoots on candidates with many rows. Lowered for features (LowerForFeatures), an
+// auto-unrolled nest is not expanded; the serial loops inside a "pragma_auto_unroll_max_step"
+// loop whose iterations (times those of the loops inside them) fit in the step count are the ones
+// UnrollLoops would expand, and count as unrolled loops too.
 #include <tbb/info.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
@@ -206,6 +209,38 @@ void WriteLoopKind(const std::vector<KindLoop>& loops, size_t num_positions, flo
   onehot[category] = 1;
 }
 
+// The register block of a store: the loops inside the innermost loop of extent > 1 that does
+// not move the stored element (`reuse`, usually the innermost reduction loop), whose elements
+// stay in registers across it. Columns: the block's size in elements (vector lanes included),
+// its number of loops of extent > 1, the extents of its three innermost such loops, the extent
+// of `reuse`, the block without its innermost loop, and the store's loop iterations
+// (outer_prod) over the block's size. All zero when every loop moves the stored element.
+void WriteRegisterBlock(const BufferAccess& write, const std::vector<int64_t>& extents, int lanes,
+                        double outer_prod, float* out) {
+  size_t reuse = extents.size();
+  for (size_t k = extents.size(); k-- > 0;) {
+    if (write.coef[k] == 0 && extents[k] > 1) {
+      reuse = k;
+      break;
+    }
+  }
+  if (reuse == extents.size()) return;
+  double block = static_cast<double>(lanes);
+  std::vector<double> inner;  // the block's loops of extent > 1, outermost first
+  for (size_t k = reuse + 1; k < extents.size(); ++k) {
+    block *= static_cast<double>(extents[k]);
+    if (extents[k] > 1) inner.push_back(static_cast<double>(extents[k]));
+  }
+  out[0] = static_cast<float>(Slog(block));
+  out[1] = static_cast<float>(Slog(static_cast<double>(inner.size())));
+  for (size_t j = 0; j < 3 && j < inner.size(); ++j) {
+    out[2 + j] = static_cast<float>(Slog(inner[inner.size() - 1 - j]));
+  }
+  out[5] = static_cast<float>(Slog(static_cast<double>(extents[reuse])));
+  out[6] = static_cast<float>(Slog(block / (inner.empty() ? 1.0 : inner.back())));
+  out[7] = static_cast<float>(Slog(outer_prod / block));
+}
+
 // What the buffer group of a row says about one buffer (the union of its accesses).
 struct BufferSummary {
   const BufferNode* buffer = nullptr;
@@ -357,6 +392,13 @@ class PerStoreFeatureExtractor {
     const size_t num_positions = n + (lanes > 1 ? 1 : 0);
     std::vector<KindLoop> vectorized, unrolled, parallel;
     int64_t max_unroll_step = 0;
+    // The largest "pragma_auto_unroll_max_step" of the loops around loop k (not k itself), and
+    // the iterations of the loops inside loop k: a serial loop whose iterations times its
+    // body's fit in that step count is one UnrollLoops would expand (the store's own nest
+    // stands for the body; siblings are not counted), and counts as unrolled.
+    int64_t auto_unroll_limit = 0;
+    std::vector<double> inner_steps(n + 1, 1.0);
+    for (size_t k = n; k-- > 0;) inner_steps[k] = inner_steps[k + 1] * double(extents[k]);
     for (size_t k = 0; k < n; ++k) {
       const ForNode* loop = loops_[k].node;
       KindLoop kind_loop{static_cast<double>(extents[k]), k, write.coef[k] == 0};
@@ -365,6 +407,8 @@ class PerStoreFeatureExtractor {
         max_unroll_step = std::max(max_unroll_step, extents[k]);
         continue;
       }
+      const bool auto_unrolled = loop->for_kind == ForKind::kSerial && auto_unroll_limit > 0 &&
+                                 inner_steps[k] <= double(auto_unroll_limit);
       if (loop->for_kind == ForKind::kParallel) parallel.push_back(kind_loop);
       if (loop->for_kind == ForKind::kVectorized || loop->annotations.count("pragma_vectorize")) {
         vectorized.push_back(kind_loop);
@@ -375,10 +419,13 @@ class PerStoreFeatureExtractor {
       if (auto_unroll != loop->annotations.end()) {
         if (const int64_t* step = AsConstInt(auto_unroll->second)) {
           max_unroll_step = std::max(max_unroll_step, *step);
+          auto_unroll_limit = std::max(auto_unroll_limit, *step);
         }
       }
       auto unroll = loop->annotations.find("pragma_unroll");
-      if (loop->for_kind == ForKind::kUnrolled || unroll != loop->annotations.end()) {
+      if (auto_unrolled) {
+        unrolled.push_back(kind_loop);
+      } else if (loop->for_kind == ForKind::kUnrolled || unroll != loop->annotations.end()) {
         unrolled.push_back(kind_loop);
         const int64_t* step =
             unroll != loop->annotations.end() ? AsConstInt(unroll->second) : nullptr;
@@ -411,6 +458,7 @@ class PerStoreFeatureExtractor {
       row[kAlloc + 2] = static_cast<float>(Slog(alloc->second));
       row[kAlloc + 3] = static_cast<float>(Slog(outer_prod / alloc->second));
     }
+    WriteRegisterBlock(write, extents, lanes, outer_prod, row + kRegisterBlock);
     row[kOuter + 0] = static_cast<float>(Slog(outer_prod));
     row[kOuter + 1] = static_cast<float>(Slog(static_cast<double>(n)));
     row[kOuter + 2] = static_cast<float>(Slog(static_cast<double>(max_unroll_step)));

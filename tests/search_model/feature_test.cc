@@ -47,7 +47,7 @@ TEST(FeatureNames, NameEveryColumnOnce) {
   ASSERT_EQ(names.size(), FeatureMatrix::kNumFeatures);
   EXPECT_EQ(std::set<std::string>(names.begin(), names.end()).size(), names.size());
   EXPECT_EQ(names.front(), "float_mad");
-  EXPECT_EQ(names.back(), "auto_unroll_max_step");
+  EXPECT_EQ(names.back(), "regblock_outer_iters");
 }
 
 TEST(ExtractFeatures, GivesOneRowPerStoreStatement) {
@@ -173,6 +173,65 @@ def gemm(A: Buffer((256,), float32), B: Buffer((256,), float32), C: Buffer((256,
   EXPECT_FLOAT_EQ(Column(f, 1, "num_loops"), Slog(4));
   // A moves by 16 elements from copy to copy: all 256 elements are read.
   EXPECT_FLOAT_EQ(Column(f, 1, "B1_unique_bytes"), Slog(256 * 4));
+}
+
+TEST(ExtractFeatures, LoopsAnAutoUnrollStepWouldExpandCountAsUnrolled) {
+  // Under a step of 16, the j loop (4 x 2 = 8 steps) and the c loop (2) are expanded by
+  // UnrollLoops; the k loop (8 x 8 = 64 steps) and the annotated loop itself are not.
+  FeatureMatrix f = ExtractFeatures(ParsePrimFunc(R"(@prim_func
+def copy(A: Buffer((1024,), float32), B: Buffer((1024,), float32)):
+    for i in range(16, annotations={"pragma_auto_unroll_max_step": 16}):
+        for k in range(8):
+            for j in range(4):
+                for c in range(2):
+                    B[i * 64 + k * 8 + j * 2 + c] = A[i * 64 + k * 8 + j * 2 + c]
+)"));
+  ASSERT_EQ(f.rows, 1u);
+  EXPECT_FLOAT_EQ(Column(f, 0, "unroll_num"), Slog(2));
+  EXPECT_FLOAT_EQ(Column(f, 0, "unroll_prod"), Slog(8));
+  EXPECT_FLOAT_EQ(Column(f, 0, "unroll_len"), Slog(2));
+  EXPECT_FLOAT_EQ(Column(f, 0, "unroll_pos_mixed"), 1);  // j is a middle loop, c the inner one
+  EXPECT_FLOAT_EQ(Column(f, 0, "auto_unroll_max_step"), Slog(16));
+  // Without the annotation nothing is unrolled.
+  FeatureMatrix plain = ExtractFeatures(ParsePrimFunc(R"(@prim_func
+def copy(A: Buffer((1024,), float32), B: Buffer((1024,), float32)):
+    for i in range(16):
+        for k in range(8):
+            for j in range(4):
+                for c in range(2):
+                    B[i * 64 + k * 8 + j * 2 + c] = A[i * 64 + k * 8 + j * 2 + c]
+)"));
+  ASSERT_EQ(plain.rows, 1u);
+  EXPECT_FLOAT_EQ(Column(plain, 0, "unroll_num"), 0);
+  EXPECT_FLOAT_EQ(Column(plain, 0, "unroll_pos_none"), 1);
+}
+
+TEST(ExtractFeatures, RegisterBlockIsTheLoopsInsideTheInnermostReuseLoop) {
+  // k does not move the stored element: inside it, i1 (4) x j (4) x 16 lanes stay in registers.
+  FeatureMatrix f = ExtractFeatures(ParsePrimFunc(R"(@prim_func
+def gemm(A: Buffer((4096,), float32), B: Buffer((4096,), float32), C: Buffer((4096,), float32)):
+    for i0 in range(16):
+        for i1 in range(4):
+            for j in range(4):
+                C[ramp(i0 * 256 + i1 * 64 + j * 16, 1, 16)] = broadcast(0.0, 16)
+        for k in range(64):
+            for i1 in range(4):
+                for j in range(4):
+                    C[ramp(i0 * 256 + i1 * 64 + j * 16, 1, 16)] = C[ramp(i0 * 256 + i1 * 64 + j * 16, 1, 16)] + broadcast(A[i0 * 256 + i1 * 64 + k], 16) * B[ramp(k * 64 + j * 16, 1, 16)]
+)"));
+  ASSERT_EQ(f.rows, 2u);
+  // The init store: every loop moves the element, so there is no block.
+  EXPECT_FLOAT_EQ(Column(f, 0, "regblock_elems"), 0);
+  EXPECT_FLOAT_EQ(Column(f, 0, "regblock_reuse_len"), 0);
+  EXPECT_FLOAT_EQ(Column(f, 1, "regblock_elems"), Slog(4 * 4 * 16));
+  EXPECT_FLOAT_EQ(Column(f, 1, "regblock_num_loops"), Slog(2));
+  EXPECT_FLOAT_EQ(Column(f, 1, "regblock_inner_0"), Slog(4));  // j
+  EXPECT_FLOAT_EQ(Column(f, 1, "regblock_inner_1"), Slog(4));  // i1
+  EXPECT_FLOAT_EQ(Column(f, 1, "regblock_inner_2"), 0);
+  EXPECT_FLOAT_EQ(Column(f, 1, "regblock_reuse_len"), Slog(64));
+  EXPECT_FLOAT_EQ(Column(f, 1, "regblock_outer_elems"), Slog(4 * 16));
+  // The store runs 16 x 64 x 4 x 4 times; over the block's 256 elements.
+  EXPECT_FLOAT_EQ(Column(f, 1, "regblock_outer_iters"), Slog(16.0 * 64 * 4 * 4 / 256));
 }
 
 TEST(ExtractFeatures, AllocatedBufferHasAllocationFeatures) {
