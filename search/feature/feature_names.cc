@@ -6,8 +6,7 @@
 //    the product of the extents of the loops around it;
 //  - vec_*, unroll_*, parallel_* (11 each): number of such loops around the store, product and
 //    innermost extent, and where they sit (inner / middle / outer loop, spatial when the loop
-//    variable indexes the stored element, reduce otherwise; mixed when they disagree); unroll_*
-//    counts the loops an enclosing auto-unroll step would expand as well;
+//    variable indexes the stored element, reduce otherwise; mixed when they disagree);
 //  - is_gpu and GPU thread-axis extents (8, zero on CPU targets);
 //  - B0..B4 (18 each): the buffers the store touches, most cache lines first;
 //  - arith_intensity_curve_0..9: FLOPs per unique byte as loops are added from the innermost out;

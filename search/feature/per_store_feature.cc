@@ -9,10 +9,7 @@
 // the first of them inside an unrolled loop of extent G, over which each access moves by the
 // difference of its offsets in the first two copies. Without that, a candidate would have a row
 // per copy, and the pack-sum model, which gives every row of a candidate the same gradient,
-// overshoots on candidates with many rows. Lowered for features (LowerForFeatures), an
-// auto-unrolled nest is not expanded; the serial loops inside a "pragma_auto_unroll_max_step"
-// loop whose iterations (times those of the loops inside them) fit in the step count are the ones
-// UnrollLoops would expand, and count as unrolled loops too.
+// overshoots on candidates with many rows.
 #include <tbb/info.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
@@ -392,13 +389,6 @@ class PerStoreFeatureExtractor {
     const size_t num_positions = n + (lanes > 1 ? 1 : 0);
     std::vector<KindLoop> vectorized, unrolled, parallel;
     int64_t max_unroll_step = 0;
-    // The largest "pragma_auto_unroll_max_step" of the loops around loop k (not k itself), and
-    // the iterations of the loops inside loop k: a serial loop whose iterations times its
-    // body's fit in that step count is one UnrollLoops would expand (the store's own nest
-    // stands for the body; siblings are not counted), and counts as unrolled.
-    int64_t auto_unroll_limit = 0;
-    std::vector<double> inner_steps(n + 1, 1.0);
-    for (size_t k = n; k-- > 0;) inner_steps[k] = inner_steps[k + 1] * double(extents[k]);
     for (size_t k = 0; k < n; ++k) {
       const ForNode* loop = loops_[k].node;
       KindLoop kind_loop{static_cast<double>(extents[k]), k, write.coef[k] == 0};
@@ -407,8 +397,6 @@ class PerStoreFeatureExtractor {
         max_unroll_step = std::max(max_unroll_step, extents[k]);
         continue;
       }
-      const bool auto_unrolled = loop->for_kind == ForKind::kSerial && auto_unroll_limit > 0 &&
-                                 inner_steps[k] <= double(auto_unroll_limit);
       if (loop->for_kind == ForKind::kParallel) parallel.push_back(kind_loop);
       if (loop->for_kind == ForKind::kVectorized || loop->annotations.count("pragma_vectorize")) {
         vectorized.push_back(kind_loop);
@@ -419,13 +407,10 @@ class PerStoreFeatureExtractor {
       if (auto_unroll != loop->annotations.end()) {
         if (const int64_t* step = AsConstInt(auto_unroll->second)) {
           max_unroll_step = std::max(max_unroll_step, *step);
-          auto_unroll_limit = std::max(auto_unroll_limit, *step);
         }
       }
       auto unroll = loop->annotations.find("pragma_unroll");
-      if (auto_unrolled) {
-        unrolled.push_back(kind_loop);
-      } else if (loop->for_kind == ForKind::kUnrolled || unroll != loop->annotations.end()) {
+      if (loop->for_kind == ForKind::kUnrolled || unroll != loop->annotations.end()) {
         unrolled.push_back(kind_loop);
         const int64_t* step =
             unroll != loop->annotations.end() ? AsConstInt(unroll->second) : nullptr;

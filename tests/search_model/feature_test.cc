@@ -175,37 +175,6 @@ def gemm(A: Buffer((256,), float32), B: Buffer((256,), float32), C: Buffer((256,
   EXPECT_FLOAT_EQ(Column(f, 1, "B1_unique_bytes"), Slog(256 * 4));
 }
 
-TEST(ExtractFeatures, LoopsAnAutoUnrollStepWouldExpandCountAsUnrolled) {
-  // Under a step of 16, the j loop (4 x 2 = 8 steps) and the c loop (2) are expanded by
-  // UnrollLoops; the k loop (8 x 8 = 64 steps) and the annotated loop itself are not.
-  FeatureMatrix f = ExtractFeatures(ParsePrimFunc(R"(@prim_func
-def copy(A: Buffer((1024,), float32), B: Buffer((1024,), float32)):
-    for i in range(16, annotations={"pragma_auto_unroll_max_step": 16}):
-        for k in range(8):
-            for j in range(4):
-                for c in range(2):
-                    B[i * 64 + k * 8 + j * 2 + c] = A[i * 64 + k * 8 + j * 2 + c]
-)"));
-  ASSERT_EQ(f.rows, 1u);
-  EXPECT_FLOAT_EQ(Column(f, 0, "unroll_num"), Slog(2));
-  EXPECT_FLOAT_EQ(Column(f, 0, "unroll_prod"), Slog(8));
-  EXPECT_FLOAT_EQ(Column(f, 0, "unroll_len"), Slog(2));
-  EXPECT_FLOAT_EQ(Column(f, 0, "unroll_pos_mixed"), 1);  // j is a middle loop, c the inner one
-  EXPECT_FLOAT_EQ(Column(f, 0, "auto_unroll_max_step"), Slog(16));
-  // Without the annotation nothing is unrolled.
-  FeatureMatrix plain = ExtractFeatures(ParsePrimFunc(R"(@prim_func
-def copy(A: Buffer((1024,), float32), B: Buffer((1024,), float32)):
-    for i in range(16):
-        for k in range(8):
-            for j in range(4):
-                for c in range(2):
-                    B[i * 64 + k * 8 + j * 2 + c] = A[i * 64 + k * 8 + j * 2 + c]
-)"));
-  ASSERT_EQ(plain.rows, 1u);
-  EXPECT_FLOAT_EQ(Column(plain, 0, "unroll_num"), 0);
-  EXPECT_FLOAT_EQ(Column(plain, 0, "unroll_pos_none"), 1);
-}
-
 TEST(ExtractFeatures, RegisterBlockIsTheLoopsInsideTheInnermostReuseLoop) {
   // k does not move the stored element: inside it, i1 (4) x j (4) x 16 lanes stay in registers.
   FeatureMatrix f = ExtractFeatures(ParsePrimFunc(R"(@prim_func
