@@ -4,6 +4,7 @@
 // the random model and the ranking accuracy.
 #include "tirtune/search/cost_model.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -217,6 +218,14 @@ TEST(XGBoostModel, LoadOfABadFileIsAUserErrorNamingTheFile) {
   }
   write(bytes + "x");
   ExpectLoadFails(*fresh, bad, "unexpected bytes");
+  // A file of a build with other feature columns (the count follows the model's name).
+  const uint64_t columns = FeatureMatrix::kNumFeatures, other = 164;
+  size_t at = bytes.find(std::string(reinterpret_cast<const char*>(&columns), sizeof columns));
+  ASSERT_LT(at, 64u);
+  write(bytes.substr(0, at) + std::string(reinterpret_cast<const char*>(&other), sizeof other) +
+        bytes.substr(at + sizeof columns));
+  ExpectLoadFails(*fresh, bad,
+                  fmt::format("features have 164 columns, this build uses {}", columns));
   // A corrupt booster: flip bytes near its end (the file ends with the empty prior's two integers).
   std::string corrupt = bytes;
   for (size_t i = corrupt.size() - 56; i < corrupt.size() - 16; ++i) corrupt[i] = '\x7f';
