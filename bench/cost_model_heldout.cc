@@ -501,12 +501,15 @@ void RunHeldOut(const std::vector<Task>& tasks) {
     std::vector<const FeatureMatrix*> rows;
     for (const CostSample& s : test) rows.push_back(&s.features);
     std::vector<double> scores = model->Predict(rows);
+    double accuracy = PairwiseRankingAccuracy(test, scores);
+    sum += accuracy;
+    seed_sum[0] += accuracy;
     // SEEDS=N: N-1 more models, trained with the seeds after SEED; each one's accuracy is
     // reported (the spread between training seeds) and so is the accuracy of their mean rank.
     nlohmann::json seed_accuracies = nlohmann::json::array();
     if (seeds > 1) {
       std::vector<double> rank_sum = Ranks(scores);
-      seed_accuracies.push_back(std::round(PairwiseRankingAccuracy(test, scores) * 1000) / 1000);
+      seed_accuracies.push_back(std::round(accuracy * 1000) / 1000);
       for (int k = 1; k < seeds; ++k) {
         XGBoostConfig config = ConfigFromEnv();
         config.seed += static_cast<uint64_t>(k);
@@ -524,9 +527,6 @@ void RunHeldOut(const std::vector<Task>& tasks) {
       seed_accuracies.push_back({{"mean_rank", std::round(ensemble * 1000) / 1000}});
     }
     std::vector<double> random = MakeRandomModel(held + 1)->Predict(rows);
-    double accuracy = PairwiseRankingAccuracy(test, scores);
-    sum += accuracy;
-    seed_sum[0] += accuracy;
     nlohmann::json line = {
         {"held_out", tasks[held].name},
         {"test_records", test.size()},
