@@ -13,7 +13,7 @@
 //
 //   [RANK=0|1] [MAX_ROUNDS=N] [MAX_DEPTH=N] [ETA=X] [SUBSAMPLE=X] [COLSAMPLE=X]
 //   [MIN_CHILD_WEIGHT=X] [GAP_POWER=X] [PAIRS_PER_SAMPLE=N] [SEED=N]   (XGBoostConfig settings)
-//   [SEEDS=N] [HELD_OUT=TEXT,...] [TRAIN_ONLY=TEXT,...] [TRAIN_PER_TASK=N] [NORMALIZE=1]
+//   [SEEDS=N] [HELD_OUT=TEXT,...] [TRAIN_ONLY=TEXT,...] [TRAIN_PER_TASK=N] [NORMALIZE=1|2]
 //   [RETIME=N [RETIME_TIMER=final]] [DUMP=PREFIX] [SWEEP="K=V K=V;K=V..."] [OWN=K,K...]
 //   [IN_TASK=1|DIAGNOSE=1]
 //   bench_cost_model_heldout DB...
@@ -141,6 +141,37 @@ void NormalizeBySize(FeatureMatrix* f) {
   for (float& value : f->data) {
     size_t c = static_cast<size_t>(&value - f->data.data()) % FeatureMatrix::kNumFeatures;
     if (extensive[c] && value != 0) value = static_cast<float>(value - scale + 64);
+  }
+}
+
+// NORMALIZE=2 (experiment): eight of those columns are also copied, as shares of the candidate's
+// total float operations (log2(x / total) + 64, 0 stays 0), into the eight GPU columns, which
+// are zero on CPU targets; the columns themselves stay.
+void AddSizeShares(FeatureMatrix* f) {
+  static const std::vector<size_t> columns = [] {
+    std::vector<size_t> c;
+    const std::vector<std::string>& names = FeatureNames();
+    for (const char* name : {"outer_prod", "float_mad", "float_addsub", "select", "B0_bytes",
+                             "B0_lines", "B1_lines", "B2_lines"}) {
+      c.push_back(static_cast<size_t>(std::find(names.begin(), names.end(), name) - names.begin()));
+    }
+    return c;
+  }();
+  static const size_t gpu = static_cast<size_t>(
+      std::find(FeatureNames().begin(), FeatureNames().end(), "is_gpu") - FeatureNames().begin());
+  double total = 0;
+  for (size_t r = 0; r < f->rows; ++r) {
+    for (size_t c = 0; c < FeatureMatrix::kNumFeatures; ++c) {
+      if (FeatureNames()[c].rfind("float_", 0) == 0) total += std::exp2(double(f->row(r)[c])) - 1;
+    }
+  }
+  double scale = std::log2(1 + total);
+  for (size_t r = 0; r < f->rows; ++r) {
+    float* row = f->data.data() + r * FeatureMatrix::kNumFeatures;
+    for (size_t i = 0; i < columns.size(); ++i) {
+      float value = row[columns[i]];
+      row[gpu + i] = value != 0 ? static_cast<float>(value - scale + 64) : 0.0f;
+    }
   }
 }
 
@@ -307,9 +338,15 @@ int Main(int argc, char** argv) {
     }
   }
   double load_seconds = SecondsSince(start);
-  if (const char* norm = std::getenv("NORMALIZE"); norm != nullptr && norm[0] == '1') {
+  if (const char* norm = std::getenv("NORMALIZE"); norm != nullptr && norm[0] != '0') {
     for (Task& t : tasks) {
-      for (CostSample& s : t.samples) NormalizeBySize(&s.features);
+      for (CostSample& s : t.samples) {
+        if (norm[0] == '2') {
+          AddSizeShares(&s.features);
+        } else {
+          NormalizeBySize(&s.features);
+        }
+      }
     }
   }
 
