@@ -109,6 +109,17 @@ std::vector<Task> LoadTasks(const std::string& path, const FeatureFn& features) 
   return tasks;
 }
 
+// The candidate's float operations: the sum of its float_* columns (each log2(1 + count)).
+double TotalFloatOps(const FeatureMatrix& f) {
+  double total = 0;
+  for (size_t r = 0; r < f.rows; ++r) {
+    for (size_t c = 0; c < FeatureMatrix::kNumFeatures; ++c) {
+      if (FeatureNames()[c].rfind("float_", 0) == 0) total += std::exp2(double(f.row(r)[c])) - 1;
+    }
+  }
+  return total;
+}
+
 // NORMALIZE=1 (experiment): the columns that grow with the problem's size (operation counts,
 // bytes and cache lines touched, outer products) become shares of the candidate's total float
 // operations, log2(x / total) + 64 (0 stays 0), so that two shapes of one operator look alike.
@@ -130,14 +141,7 @@ void NormalizeBySize(FeatureMatrix* f) {
     }
     return e;
   }();
-  // The float_* columns are log2(1 + count).
-  double total = 0;
-  for (size_t r = 0; r < f->rows; ++r) {
-    for (size_t c = 0; c < FeatureMatrix::kNumFeatures; ++c) {
-      if (FeatureNames()[c].rfind("float_", 0) == 0) total += std::exp2(double(f->row(r)[c])) - 1;
-    }
-  }
-  double scale = std::log2(1 + total);
+  double scale = std::log2(1 + TotalFloatOps(*f));
   for (float& value : f->data) {
     size_t c = static_cast<size_t>(&value - f->data.data()) % FeatureMatrix::kNumFeatures;
     if (extensive[c] && value != 0) value = static_cast<float>(value - scale + 64);
@@ -159,13 +163,7 @@ void AddSizeShares(FeatureMatrix* f) {
   }();
   static const size_t gpu = static_cast<size_t>(
       std::find(FeatureNames().begin(), FeatureNames().end(), "is_gpu") - FeatureNames().begin());
-  double total = 0;
-  for (size_t r = 0; r < f->rows; ++r) {
-    for (size_t c = 0; c < FeatureMatrix::kNumFeatures; ++c) {
-      if (FeatureNames()[c].rfind("float_", 0) == 0) total += std::exp2(double(f->row(r)[c])) - 1;
-    }
-  }
-  double scale = std::log2(1 + total);
+  double scale = std::log2(1 + TotalFloatOps(*f));
   for (size_t r = 0; r < f->rows; ++r) {
     float* row = f->data.data() + r * FeatureMatrix::kNumFeatures;
     for (size_t i = 0; i < columns.size(); ++i) {
