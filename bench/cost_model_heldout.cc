@@ -336,7 +336,7 @@ int Main(int argc, char** argv) {
     }
   }
   double load_seconds = SecondsSince(start);
-  if (const char* norm = std::getenv("NORMALIZE"); norm != nullptr && norm[0] != '0') {
+  if (const char* norm = std::getenv("NORMALIZE"); norm != nullptr && (norm[0] == '1' || norm[0] == '2')) {
     for (Task& t : tasks) {
       for (CostSample& s : t.samples) {
         if (norm[0] == '2') {
