@@ -43,6 +43,7 @@
 #include <utility>
 #include <vector>
 
+#include "size_shares.h"
 #include "tirtune/codegen/target.h"
 #include "tirtune/database/database.h"
 #include "tirtune/ir/structural_equal.h"
@@ -107,70 +108,6 @@ std::vector<Task> LoadTasks(const std::string& path, const FeatureFn& features) 
     }
   }
   return tasks;
-}
-
-// The candidate's float operations: the sum of its float_* columns (each log2(1 + count)).
-double TotalFloatOps(const FeatureMatrix& f) {
-  double total = 0;
-  for (size_t r = 0; r < f.rows; ++r) {
-    for (size_t c = 0; c < FeatureMatrix::kNumFeatures; ++c) {
-      if (FeatureNames()[c].rfind("float_", 0) == 0) total += std::exp2(double(f.row(r)[c])) - 1;
-    }
-  }
-  return total;
-}
-
-// NORMALIZE=1 (experiment): the columns that grow with the problem's size (operation counts,
-// bytes and cache lines touched, outer products) become shares of the candidate's total float
-// operations, log2(x / total) + 64 (0 stays 0), so that two shapes of one operator look alike.
-void NormalizeBySize(FeatureMatrix* f) {
-  static const std::vector<bool> extensive = [] {
-    std::vector<bool> e(FeatureMatrix::kNumFeatures, false);
-    const std::vector<std::string>& names = FeatureNames();
-    auto ends_with = [](const std::string& s, const std::string& t) {
-      return s.size() >= t.size() && s.compare(s.size() - t.size(), t.size(), t) == 0;
-    };
-    for (size_t c = 0; c < names.size(); ++c) {
-      const std::string& n = names[c];
-      bool buffer = n.size() > 2 && n[0] == 'B' && n[2] == '_';
-      e[c] = n.rfind("float_", 0) == 0 || n.rfind("int_", 0) == 0 || n == "bool_op" ||
-             n == "select" || n == "outer_prod" || n == "alloc_outer_prod" ||
-             (buffer &&
-              (ends_with(n, "_bytes") || ends_with(n, "_lines") || ends_with(n, "_reuse_ct")) &&
-              n.find("_d_") == std::string::npos);
-    }
-    return e;
-  }();
-  double scale = std::log2(1 + TotalFloatOps(*f));
-  for (float& value : f->data) {
-    size_t c = static_cast<size_t>(&value - f->data.data()) % FeatureMatrix::kNumFeatures;
-    if (extensive[c] && value != 0) value = static_cast<float>(value - scale + 64);
-  }
-}
-
-// NORMALIZE=2 (experiment): eight of those columns are also copied, as shares of the candidate's
-// total float operations (log2(x / total) + 64, 0 stays 0), into the eight GPU columns, which
-// are zero on CPU targets; the columns themselves stay.
-void AddSizeShares(FeatureMatrix* f) {
-  static const std::vector<size_t> columns = [] {
-    std::vector<size_t> c;
-    const std::vector<std::string>& names = FeatureNames();
-    for (const char* name : {"outer_prod", "float_mad", "float_addsub", "select", "B0_bytes",
-                             "B0_lines", "B1_lines", "B2_lines"}) {
-      c.push_back(static_cast<size_t>(std::find(names.begin(), names.end(), name) - names.begin()));
-    }
-    return c;
-  }();
-  static const size_t gpu = static_cast<size_t>(
-      std::find(FeatureNames().begin(), FeatureNames().end(), "is_gpu") - FeatureNames().begin());
-  double scale = std::log2(1 + TotalFloatOps(*f));
-  for (size_t r = 0; r < f->rows; ++r) {
-    float* row = f->data.data() + r * FeatureMatrix::kNumFeatures;
-    for (size_t i = 0; i < columns.size(); ++i) {
-      float value = row[columns[i]];
-      row[gpu + i] = value != 0 ? static_cast<float>(value - scale + 64) : 0.0f;
-    }
-  }
 }
 
 // PairwiseRankingAccuracy restricted to the pairs whose times differ by more than `margin`.
@@ -336,7 +273,8 @@ int Main(int argc, char** argv) {
     }
   }
   double load_seconds = SecondsSince(start);
-  if (const char* norm = std::getenv("NORMALIZE"); norm != nullptr && (norm[0] == '1' || norm[0] == '2')) {
+  const char* norm = std::getenv("NORMALIZE");
+  if (norm != nullptr && (norm[0] == '1' || norm[0] == '2')) {
     for (Task& t : tasks) {
       for (CostSample& s : t.samples) {
         if (norm[0] == '2') {
