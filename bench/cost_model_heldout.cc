@@ -11,9 +11,9 @@
 // is split 70/30 instead, and the report adds what the 10% and 5% best predicted of the test
 // records would find (their fastest time over the fastest of all).
 //
-//   [RANK=0|1] [MAX_ROUNDS=N] [MAX_DEPTH=N] [ETA=X] [SUBSAMPLE=X] [COLSAMPLE=X]
+//   [RANK=0|1] [MAX_ROUNDS=N] [MAX_DEPTH=N] [PRIOR_MAX_DEPTH=N] [ETA=X] [SUBSAMPLE=X] [COLSAMPLE=X]
 //   [MIN_CHILD_WEIGHT=X] [GAP_POWER=X] [PAIRS_PER_SAMPLE=N] [SEED=N]   (XGBoostConfig settings)
-//   [SEEDS=N] [HELD_OUT=TEXT,...] [TRAIN_ONLY=TEXT,...] [TRAIN_PER_TASK=N] [NORMALIZE=1|2]
+//   [SEEDS=N] [HELD_OUT=TEXT,...] [TRAIN_ONLY=TEXT,...] [TRAIN_PER_TASK=N] [NORMALIZE=1]
 //   [RETIME=N [RETIME_TIMER=final]] [DUMP=PREFIX] [SWEEP="K=V K=V;K=V..."] [OWN=K,K...]
 //   [IN_TASK=1|DIAGNOSE=1]
 //   bench_cost_model_heldout DB...
@@ -207,6 +207,7 @@ XGBoostConfig ConfigFromEnv() {
   }
   if (const char* rounds = std::getenv("MAX_ROUNDS")) config.max_rounds = std::atoi(rounds);
   if (const char* depth = std::getenv("MAX_DEPTH")) config.max_depth = std::atoi(depth);
+  if (const char* depth = std::getenv("PRIOR_MAX_DEPTH")) config.prior_max_depth = std::atoi(depth);
   if (const char* v = std::getenv("ETA")) config.eta = std::atof(v);
   if (const char* v = std::getenv("SUBSAMPLE")) config.subsample = std::atof(v);
   if (const char* v = std::getenv("COLSAMPLE")) config.colsample_bytree = std::atof(v);
@@ -274,15 +275,9 @@ int Main(int argc, char** argv) {
   }
   double load_seconds = SecondsSince(start);
   const char* norm = std::getenv("NORMALIZE");
-  if (norm != nullptr && (norm[0] == '1' || norm[0] == '2')) {
+  if (norm != nullptr && norm[0] == '1') {
     for (Task& t : tasks) {
-      for (CostSample& s : t.samples) {
-        if (norm[0] == '2') {
-          AddSizeShares(&s.features);
-        } else {
-          NormalizeBySize(&s.features);
-        }
-      }
+      for (CostSample& s : t.samples) NormalizeBySize(&s.features);
     }
   }
 

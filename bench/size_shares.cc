@@ -1,23 +1,12 @@
-// Size shares of feature rows for bench_cost_model_heldout's NORMALIZE experiments.
+// Size shares of feature rows for bench_cost_model_heldout's NORMALIZE=1 experiment.
 #include "size_shares.h"
 
-#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
 
-#include "tirtune/support/error.h"
-
 namespace tirtune {
 namespace {
-
-// The index of the feature column `name`.
-size_t Column(const std::string& name) {
-  const std::vector<std::string>& names = FeatureNames();
-  auto it = std::find(names.begin(), names.end(), name);
-  TT_ICHECK(it != names.end(), "no feature column '{}'", name);
-  return static_cast<size_t>(it - names.begin());
-}
 
 // The candidate's float operations: the sum of its float_* columns (each log2(1 + count)).
 double TotalFloatOps(const FeatureMatrix& f) {
@@ -54,26 +43,6 @@ void NormalizeBySize(FeatureMatrix* f) {
   for (float& value : f->data) {
     size_t c = static_cast<size_t>(&value - f->data.data()) % FeatureMatrix::kNumFeatures;
     if (extensive[c] && value != 0) value = static_cast<float>(value - scale + 64);
-  }
-}
-
-void AddSizeShares(FeatureMatrix* f) {
-  static const std::vector<size_t> columns = [] {
-    std::vector<size_t> c;
-    for (const char* name : {"outer_prod", "float_mad", "float_addsub", "select", "B0_bytes",
-                             "B0_lines", "B1_lines", "B2_lines"}) {
-      c.push_back(Column(name));
-    }
-    return c;
-  }();
-  static const size_t gpu = Column("is_gpu");
-  double scale = std::log2(1 + TotalFloatOps(*f));
-  for (size_t r = 0; r < f->rows; ++r) {
-    float* row = f->data.data() + r * FeatureMatrix::kNumFeatures;
-    for (size_t i = 0; i < columns.size(); ++i) {
-      float value = row[columns[i]];
-      row[gpu + i] = value != 0 ? static_cast<float>(value - scale + 64) : 0.0f;
-    }
   }
 }
 

@@ -161,7 +161,7 @@ class XGBoostModel : public CostModel {
     prior_.clear();
     prior_rounds_ = 0;
     int rounds = 0;
-    if (BoosterPtr fitted = Fit(samples, &rounds)) {
+    if (BoosterPtr fitted = Fit(samples, config_.prior_max_depth, &rounds)) {
       prior_ = BoosterBytes(fitted.get());
       prior_rounds_ = rounds;
     }
@@ -264,13 +264,14 @@ class XGBoostModel : public CostModel {
   void Train() {
     last_train_size_ = samples_.size();
     int rounds = 0;
-    if (BoosterPtr fitted = Fit(samples_, &rounds)) booster_ = std::move(fitted);
+    if (BoosterPtr fitted = Fit(samples_, config_.max_depth, &rounds)) booster_ = std::move(fitted);
   }
 
   // A booster fitted to `samples` (the candidates without feature rows take no part): the prior's
   // trees, if there is a prior, and the new trees up to the round with the lowest training loss;
-  // its number of trees in `*rounds`. Null when no new tree lowers the loss.
-  BoosterPtr Fit(const std::vector<CostSample>& samples, int* rounds) {
+  // its number of trees in `*rounds`. The new trees are at most `max_depth` deep. Null when no new
+  // tree lowers the loss.
+  BoosterPtr Fit(const std::vector<CostSample>& samples, int max_depth, int* rounds) {
     // Step 1. Rows and labels.
     std::vector<double> y = NormalizedThroughput(samples);
     std::vector<const FeatureMatrix*> candidates;
@@ -304,7 +305,7 @@ class XGBoostModel : public CostModel {
       TT_XGB(XGBoosterLoadModelFromBuffer(handle, prior_.data(), prior_.size()));
     }
     const std::pair<const char*, std::string> params[] = {
-        {"max_depth", std::to_string(config_.max_depth)},
+        {"max_depth", std::to_string(max_depth)},
         {"eta", fmt::format("{}", config_.eta)},
         {"gamma", fmt::format("{}", config_.gamma)},
         {"min_child_weight", fmt::format("{}", config_.min_child_weight)},
@@ -392,7 +393,10 @@ class XGBoostModel : public CostModel {
 }  // namespace
 
 std::unique_ptr<CostModel> MakeXGBoostModel(const XGBoostConfig& config) {
-  if (config.max_depth < 1) TT_USER_ERROR("XGBoostConfig.max_depth {} < 1", config.max_depth);
+  for (auto [name, depth] :
+       {std::pair{"max_depth", config.max_depth}, {"prior_max_depth", config.prior_max_depth}}) {
+    if (depth < 1) TT_USER_ERROR("XGBoostConfig.{} {} < 1", name, depth);
+  }
   if (!(config.eta > 0)) TT_USER_ERROR("XGBoostConfig.eta {} is not positive", config.eta);
   if (config.max_rounds < 1) TT_USER_ERROR("XGBoostConfig.max_rounds {} < 1", config.max_rounds);
   if (config.early_stopping_rounds < 1) {

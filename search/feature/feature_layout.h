@@ -1,7 +1,7 @@
 // Where each group of the per-store feature row lives (private to search/feature/): the column
 // offsets that the extractor writes and FeatureNames() names. The layout follows Ansor's 164
-// columns, with 8 register-block columns after them; docs of each column are in
-// feature_names.cc.
+// columns, with 8 register-block columns and 8 size-share columns after them; docs of each column
+// are in feature_names.cc.
 #pragma once
 
 #include <cstddef>
@@ -46,7 +46,12 @@ constexpr size_t kOuter = kAlloc + 4;
 /// The register block of the store (WriteRegisterBlock in per_store_feature.cc).
 constexpr size_t kRegisterBlock = kOuter + 3;
 constexpr size_t kRegisterBlockWidth = 8;
-constexpr size_t kEnd = kRegisterBlock + kRegisterBlockWidth;
+
+/// Size shares: columns of kShareSources again, relative to the candidate's float operations
+/// (filled once all rows are known, FillSizeShares in per_store_feature.cc).
+constexpr size_t kShares = kRegisterBlock + kRegisterBlockWidth;
+constexpr size_t kNumShares = 8;
+constexpr size_t kEnd = kShares + kNumShares;
 
 static_assert(kEnd == FeatureMatrix::kNumFeatures, "the groups must fill the row exactly");
 
@@ -71,6 +76,17 @@ enum BufferColumn : size_t {
   kUniqueLinesDReuseCt,
   kStride,
 };
+
+/// The columns the size shares are taken of, in the order of the kShares group: outer_prod,
+/// float_mad, float_addsub, select, B0_bytes, B0_lines, B1_lines, B2_lines.
+constexpr size_t kShareSources[kNumShares] = {kOuter + 0,
+                                              kFloatOps + 0,
+                                              kFloatOps + 1,
+                                              kSelect,
+                                              kBuffers + kBytes,
+                                              kBuffers + kLines,
+                                              kBuffers + kBufferWidth + kLines,
+                                              kBuffers + 2 * kBufferWidth + kLines};
 
 /// Cache line size the line counts assume.
 constexpr double kCacheLineBytes = 64;

@@ -15,7 +15,10 @@
 //  - regblock_* (8): the register block, the loops inside the innermost loop of extent > 1 that
 //    does not move the stored element (`reuse`): its size in elements (lanes included), its
 //    number of loops of extent > 1, the extents of its three innermost such loops, the extent of
-//    `reuse`, the block without its innermost loop, outer_prod over the block's size.
+//    `reuse`, the block without its innermost loop, outer_prod over the block's size;
+//  - share_* (8): outer_prod, float_mad, float_addsub, select, B0_bytes, B0_lines, B1_lines and
+//    B2_lines again, each as log2(1 + x) - log2(1 + the function's float operations) + 64 (0
+//    stays 0): how the schedule spends the work, apart from how much work there is.
 #include <fmt/format.h>
 
 #include <string>
@@ -88,6 +91,12 @@ std::vector<std::string> MakeFeatureNames() {
   for (const char* name :
        {"regblock_elems", "regblock_num_loops", "regblock_inner_0", "regblock_inner_1",
         "regblock_inner_2", "regblock_reuse_len", "regblock_outer_elems", "regblock_outer_iters"}) {
+    names.push_back(name);
+  }
+  // Step 7. Size shares.
+  for (const char* name :
+       {"share_outer_prod", "share_float_mad", "share_float_addsub", "share_select",
+        "share_B0_bytes", "share_B0_lines", "share_B1_lines", "share_B2_lines"}) {
     names.push_back(name);
   }
   TT_ICHECK(names.size() == FeatureMatrix::kNumFeatures, "{} feature names for {} columns",

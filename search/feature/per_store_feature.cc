@@ -251,6 +251,7 @@ class PerStoreFeatureExtractor {
  public:
   FeatureMatrix Run(const PrimFunc& func) {
     Visit(func->body);
+    FillSizeShares();
     return std::move(out_);
   }
 
@@ -378,6 +379,7 @@ class PerStoreFeatureExtractor {
       CountOps(*condition, LoopProduct(0, depth), &ops);
     }
     for (size_t c = 0; c < kNumArithClasses; ++c) {
+      float_ops_ += ops.float_ops[c];
       row[kFloatOps + c] = static_cast<float>(Slog(ops.float_ops[c]));
       row[kIntOps + c] = static_cast<float>(Slog(ops.int_ops[c]));
     }
@@ -447,6 +449,21 @@ class PerStoreFeatureExtractor {
     row[kOuter + 0] = static_cast<float>(Slog(outer_prod));
     row[kOuter + 1] = static_cast<float>(Slog(static_cast<double>(n)));
     row[kOuter + 2] = static_cast<float>(Slog(static_cast<double>(max_unroll_step)));
+  }
+
+  // The size shares of every row: each source column (log2(1 + x)) less log2(1 + the float
+  // operations of the whole function), plus 64 to keep a present value apart from an absent one
+  // (0 stays 0). Loop extents and bytes say how big the workload is; their shares say how the
+  // schedule spends its work, which carries over between workloads of different sizes.
+  void FillSizeShares() {
+    const double scale = Slog(float_ops_);
+    for (size_t r = 0; r < out_.rows; ++r) {
+      float* row = out_.data.data() + r * FeatureMatrix::kNumFeatures;
+      for (size_t i = 0; i < kNumShares; ++i) {
+        const float value = row[kShareSources[i]];
+        row[kShares + i] = value != 0 ? static_cast<float>(value - scale + 64) : 0.0f;
+      }
+    }
   }
 
   std::vector<BufferAccess> Accesses(const BufferStoreNode* store, size_t num_loops) const {
@@ -558,6 +575,8 @@ class PerStoreFeatureExtractor {
   }
 
   FeatureMatrix out_;
+  // The float operations of all rows so far (the sum of their float_* counts).
+  double float_ops_ = 0;
   std::vector<Loop> loops_;
   feature::LoopPositions positions_;
   // The conditions of the enclosing ifs, each with the number of loops outside it.

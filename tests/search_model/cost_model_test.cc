@@ -305,6 +305,8 @@ TEST(XGBoostModel, AFileOfFormatVersion1LoadsWithoutAPrior) {
 TEST(XGBoostModel, FactoryRejectsABadConfig) {
   const std::vector<std::function<void(XGBoostConfig&)>> breakers = {
       [](XGBoostConfig& c) { c.eta = 0; },
+      [](XGBoostConfig& c) { c.max_depth = 0; },
+      [](XGBoostConfig& c) { c.prior_max_depth = 0; },
       [](XGBoostConfig& c) { c.early_stopping_rounds = 0; },
       [](XGBoostConfig& c) { c.subsample = 0; },
       [](XGBoostConfig& c) { c.colsample_bytree = 1.5; },

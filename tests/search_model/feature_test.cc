@@ -2,6 +2,7 @@
 // schedules that differ give different features, and the parallel extraction equals the serial one.
 #include "tirtune/search/feature.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -31,23 +32,27 @@ float Column(const FeatureMatrix& f, size_t row, const std::string& name) {
   return f.row(row)[it - names.begin()];
 }
 
-// The lowered naive 64^3 GEMM: the init store under `if k == 0`, then the update.
-constexpr const char* kNaiveGemm = R"(@prim_func
-def gemm(A: Buffer((4096,), float32), B: Buffer((4096,), float32), C: Buffer((4096,), float32)):
-    for i in range(64):
-        for j in range(64):
-            for k in range(64):
+// The lowered naive n^3 GEMM: the init store under `if k == 0`, then the update.
+std::string NaiveGemm(int n) {
+  return fmt::format(R"(@prim_func
+def gemm(A: Buffer(({nn},), float32), B: Buffer(({nn},), float32), C: Buffer(({nn},), float32)):
+    for i in range({n}):
+        for j in range({n}):
+            for k in range({n}):
                 if k == 0:
-                    C[i * 64 + j] = 0.0
-                C[i * 64 + j] = C[i * 64 + j] + A[i * 64 + k] * B[j + k * 64]
-)";
+                    C[i * {n} + j] = 0.0
+                C[i * {n} + j] = C[i * {n} + j] + A[i * {n} + k] * B[j + k * {n}]
+)",
+                     fmt::arg("n", n), fmt::arg("nn", n * n));
+}
+const std::string kNaiveGemm = NaiveGemm(64);
 
 TEST(FeatureNames, NameEveryColumnOnce) {
   const std::vector<std::string>& names = FeatureNames();
   ASSERT_EQ(names.size(), FeatureMatrix::kNumFeatures);
   EXPECT_EQ(std::set<std::string>(names.begin(), names.end()).size(), names.size());
   EXPECT_EQ(names.front(), "float_mad");
-  EXPECT_EQ(names.back(), "regblock_outer_iters");
+  EXPECT_EQ(names.back(), "share_B2_lines");
 }
 
 TEST(ExtractFeatures, GivesOneRowPerStoreStatement) {
@@ -201,6 +206,28 @@ def gemm(A: Buffer((4096,), float32), B: Buffer((4096,), float32), C: Buffer((40
   EXPECT_FLOAT_EQ(Column(f, 1, "regblock_outer_elems"), Slog(4 * 16));
   // The store runs 16 x 64 x 4 x 4 times; over the block's 256 elements.
   EXPECT_FLOAT_EQ(Column(f, 1, "regblock_outer_iters"), Slog(16.0 * 64 * 4 * 4 / 256));
+}
+
+TEST(ExtractFeatures, SizeSharesAreRelativeToTheFloatOperations) {
+  FeatureMatrix small = ExtractFeatures(ParsePrimFunc(NaiveGemm(32)));
+  FeatureMatrix large = ExtractFeatures(ParsePrimFunc(NaiveGemm(64)));
+  // The update does all n^3 multiply-adds of the function inside loops of n^3 iterations.
+  EXPECT_FLOAT_EQ(Column(large, 1, "share_float_mad"), 64);
+  EXPECT_FLOAT_EQ(Column(large, 1, "share_outer_prod"), 64);
+  EXPECT_FLOAT_EQ(Column(large, 1, "share_B1_lines"),
+                  Slog(64.0 * 64 * 64 / 16) - Slog(64.0 * 64 * 64) + 64);
+  // Absent stays absent: the init store does no float arithmetic.
+  EXPECT_FLOAT_EQ(Column(large, 0, "share_float_mad"), 0);
+  EXPECT_FLOAT_EQ(Column(large, 0, "share_select"), 0);
+  // The same schedule at another size: the raw columns move, the shares of what grows with the
+  // work (n^3: the multiply-adds, the lines of A and B) do not. C stays put over k: its n^2 / 16
+  // lines are half as many per multiply-add at twice the size, one less in log2.
+  EXPECT_NE(Column(small, 1, "B0_lines"), Column(large, 1, "B0_lines"));
+  for (const char* name : {"share_outer_prod", "share_float_mad", "share_B0_lines",
+                           "share_B1_lines"}) {
+    EXPECT_NEAR(Column(small, 1, name), Column(large, 1, name), 0.01) << name;
+  }
+  EXPECT_NEAR(Column(small, 1, "share_B2_lines") - Column(large, 1, "share_B2_lines"), 1, 0.01);
 }
 
 TEST(ExtractFeatures, AllocatedBufferHasAllocationFeatures) {

@@ -1,7 +1,8 @@
 // Per-store features of a candidate, in the spirit of Ansor's 164: one row per buffer store in
 // the lowered candidate (compute counts weighted by loop extents, loop-kind features, per-buffer
-// access features, the arithmetic-intensity curve, allocation and outer-loop features, and the
-// register block: the loops inside the innermost loop that does not move the stored element),
+// access features, the arithmetic-intensity curve, allocation and outer-loop features, the
+// register block: the loops inside the innermost loop that does not move the stored element, and
+// size shares: some size-dependent columns again, relative to the candidate's float operations),
 // values mostly log2(1 + x) scaled. The copies that an expanded unrolled loop leaves (sibling
 // statements differing only in constants) count once, as if inside an unrolled loop. The cost model
 // sums its per-row scores over a candidate's rows. Column names: FeatureNames().
@@ -21,7 +22,7 @@ struct FeatureMatrix {
   std::vector<float> data;
   const float* row(size_t r) const { return data.data() + r * kNumFeatures; }
 
-  static constexpr size_t kNumFeatures = 172;
+  static constexpr size_t kNumFeatures = 180;
 };
 
 /// Features of `lowered` (a function in the lowered form, see tirtune/lower/lower.h). Never
