@@ -13,7 +13,7 @@
 //
 //   [RANK=0|1] [MAX_ROUNDS=N] [MAX_DEPTH=N] [PRIOR_MAX_DEPTH=N] [ETA=X] [SUBSAMPLE=X] [COLSAMPLE=X]
 //   [MIN_CHILD_WEIGHT=X] [GAP_POWER=X] [PAIRS_PER_SAMPLE=N] [SEED=N]   (XGBoostConfig settings)
-//   [SEEDS=N] [HELD_OUT=TEXT,...] [TRAIN_ONLY=TEXT,...] [TRAIN_PER_TASK=N] [NORMALIZE=1]
+//   [SEEDS=N] [HELD_OUT=TEXT,...] [TRAIN_ONLY=TEXT,...] [TRAIN_PER_TASK=N] [NORMALIZE=0|1]
 //   [RETIME=N [RETIME_TIMER=final]] [DUMP=PREFIX] [SWEEP="K=V K=V;K=V..."] [OWN=K,K...]
 //   [IN_TASK=1|DIAGNOSE=1]
 //   bench_cost_model_heldout DB...
@@ -24,7 +24,8 @@
 // runs the held-out evaluation once per entry with its settings, on features loaded once. OWN=K,...
 // adds, per held-out task, the view of a search of it: its first K records trained on alone and on
 // top of the others' model (the prior of `tirtune tune --pretrain all`), each ranking the records
-// after the largest K.
+// after the largest K. The held-out model is such a prior: PRIOR_MAX_DEPTH sets its trees' depth,
+// MAX_DEPTH that of the trees trained on own samples (OWN, IN_TASK).
 #include <fmt/core.h>
 #include <unistd.h>
 
@@ -263,6 +264,14 @@ void RunHeldOut(const std::vector<Task>& tasks);
 
 int Main(int argc, char** argv) {
   if (argc < 2) throw UserError("usage: bench_cost_model_heldout DB [DB ...]");
+  const std::string norm = std::getenv("NORMALIZE") != nullptr ? std::getenv("NORMALIZE") : "0";
+  if (norm != "0" && norm != "1") {
+    throw UserError(
+        fmt::format("NORMALIZE={}: 0 or 1 (the size shares of NORMALIZE=2 are product "
+                    "feature columns now)",
+                    norm));
+  }
+  const bool normalize = norm == "1";
   FeatureFn features = LoweredFeatures();
   std::vector<Task> tasks;
   auto start = std::chrono::steady_clock::now();
@@ -274,8 +283,7 @@ int Main(int argc, char** argv) {
     }
   }
   double load_seconds = SecondsSince(start);
-  const char* norm = std::getenv("NORMALIZE");
-  if (norm != nullptr && norm[0] == '1') {
+  if (normalize) {
     for (Task& t : tasks) {
       for (CostSample& s : t.samples) NormalizeBySize(&s.features);
     }
@@ -459,8 +467,8 @@ void RunHeldOut(const std::vector<Task>& tasks) {
       size_t n = std::min(train_per_task, all.size());
       for (size_t k = 0; k < n; ++k) train.push_back(all[k * all.size() / n]);
     }
-    // Trained as the prior a tuning run makes of other workloads' records (the same booster as
-    // training on them as own samples).
+    // Trained as the prior a tuning run makes of other workloads' records: its trees are
+    // PRIOR_MAX_DEPTH deep (MAX_DEPTH is the depth of the trees on top of it, OWN=...).
     auto train_start = std::chrono::steady_clock::now();
     std::unique_ptr<CostModel> model = MakeXGBoostModel(ConfigFromEnv());
     model->Pretrain(train);

@@ -1,7 +1,7 @@
 // An experiment of bench_cost_model_heldout (NORMALIZE=1): feature rows with all their
 // size-dependent columns replaced by shares of the candidate's total float operations, so that two
-// shapes of one operator look alike. (Eight such shares are product columns, share_*, next to the
-// columns they are taken of.)
+// shapes of one operator look alike. (Eight such shares are product columns too, share_*, at the
+// end of the row.)
 #pragma once
 
 #include "tirtune/search/feature.h"

@@ -93,12 +93,8 @@ std::vector<std::string> MakeFeatureNames() {
         "regblock_inner_2", "regblock_reuse_len", "regblock_outer_elems", "regblock_outer_iters"}) {
     names.push_back(name);
   }
-  // Step 7. Size shares.
-  for (const char* name :
-       {"share_outer_prod", "share_float_mad", "share_float_addsub", "share_select",
-        "share_B0_bytes", "share_B0_lines", "share_B1_lines", "share_B2_lines"}) {
-    names.push_back(name);
-  }
+  // Step 7. Size shares, named after their sources.
+  for (size_t source : kShareSources) names.push_back("share_" + names[source]);
   TT_ICHECK(names.size() == FeatureMatrix::kNumFeatures, "{} feature names for {} columns",
             names.size(), FeatureMatrix::kNumFeatures);
   return names;

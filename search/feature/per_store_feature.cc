@@ -380,9 +380,11 @@ class PerStoreFeatureExtractor {
     }
     for (size_t c = 0; c < kNumArithClasses; ++c) {
       float_ops_ += ops.float_ops[c];
+      other_ops_ += ops.int_ops[c];
       row[kFloatOps + c] = static_cast<float>(Slog(ops.float_ops[c]));
       row[kIntOps + c] = static_cast<float>(Slog(ops.int_ops[c]));
     }
+    other_ops_ += ops.bool_op + ops.select;
     row[kBoolOp] = static_cast<float>(Slog(ops.bool_op));
     row[kSelect] = static_cast<float>(Slog(ops.select));
 
@@ -452,11 +454,12 @@ class PerStoreFeatureExtractor {
   }
 
   // The size shares of every row: each source column (log2(1 + x)) less log2(1 + the float
-  // operations of the whole function), plus 64 to keep a present value apart from an absent one
-  // (0 stays 0). Loop extents and bytes say how big the workload is; their shares say how the
-  // schedule spends its work, which carries over between workloads of different sizes.
+  // operations of the whole function, or all its operations when it has none), plus 64 to keep a
+  // present value apart from an absent one (0 stays 0). Loop extents and bytes say how big the
+  // workload is; their shares say how the schedule spends its work, which carries over between
+  // workloads of different sizes.
   void FillSizeShares() {
-    const double scale = Slog(float_ops_);
+    const double scale = Slog(float_ops_ > 0 ? float_ops_ : other_ops_);
     for (size_t r = 0; r < out_.rows; ++r) {
       float* row = out_.data.data() + r * FeatureMatrix::kNumFeatures;
       for (size_t i = 0; i < kNumShares; ++i) {
@@ -575,8 +578,10 @@ class PerStoreFeatureExtractor {
   }
 
   FeatureMatrix out_;
-  // The float operations of all rows so far (the sum of their float_* counts).
+  // The float operations of all rows so far (the sum of their float_* counts), and the others
+  // (int_*, bool_op, select).
   double float_ops_ = 0;
+  double other_ops_ = 0;
   std::vector<Loop> loops_;
   feature::LoopPositions positions_;
   // The conditions of the enclosing ifs, each with the number of loops outside it.

@@ -280,6 +280,33 @@ TEST(XGBoostModel, APriorRanksANewTaskBeforeItsOwnSamplesAndTrainingsAddToIt) {
   EXPECT_NE(prior_only->Predict(Features(held_out)), prior_only->Predict(Features(held_out)));
 }
 
+TEST(XGBoostModel, ThePriorsTreesHavePriorMaxDepthAndTheOwnTreesMaxDepth) {
+  std::vector<CostSample> samples = SyntheticSamples("t", 300, /*seed=*/30);
+  std::vector<CostSample> probe = SyntheticSamples("t", 50, /*seed=*/31);
+  auto prior_scores = [&](int prior_max_depth, int max_depth) {
+    XGBoostConfig config = TestConfig();
+    config.prior_max_depth = prior_max_depth;
+    config.max_depth = max_depth;
+    std::unique_ptr<CostModel> model = MakeXGBoostModel(config);
+    model->Pretrain(samples);
+    return model->Predict(Features(probe));
+  };
+  // A prior alone: max_depth plays no part, prior_max_depth does.
+  EXPECT_EQ(prior_scores(1, 6), prior_scores(1, 2));
+  EXPECT_NE(prior_scores(1, 6), prior_scores(6, 6));
+  // Trees on top of the prior: max_depth plays its part.
+  auto own_scores = [&](int max_depth) {
+    XGBoostConfig config = TestConfig();
+    config.prior_max_depth = 1;
+    config.max_depth = max_depth;
+    std::unique_ptr<CostModel> model = MakeXGBoostModel(config);
+    model->Pretrain(samples);
+    model->Update(SyntheticSamples("u", 200, /*seed=*/32));
+    return model->Predict(Features(probe));
+  };
+  EXPECT_NE(own_scores(1), own_scores(6));
+}
+
 TEST(XGBoostModel, AFileOfFormatVersion1LoadsWithoutAPrior) {
   std::unique_ptr<CostModel> model = MakeXGBoostModel(TestConfig());
   model->Update(SyntheticSamples("t", 120, /*seed=*/24));

@@ -45,8 +45,6 @@ def gemm(A: Buffer(({nn},), float32), B: Buffer(({nn},), float32), C: Buffer(({n
 )",
                      fmt::arg("n", n), fmt::arg("nn", n * n));
 }
-const std::string kNaiveGemm = NaiveGemm(64);
-
 TEST(FeatureNames, NameEveryColumnOnce) {
   const std::vector<std::string>& names = FeatureNames();
   ASSERT_EQ(names.size(), FeatureMatrix::kNumFeatures);
@@ -56,7 +54,7 @@ TEST(FeatureNames, NameEveryColumnOnce) {
 }
 
 TEST(ExtractFeatures, GivesOneRowPerStoreStatement) {
-  FeatureMatrix f = ExtractFeatures(ParsePrimFunc(kNaiveGemm));
+  FeatureMatrix f = ExtractFeatures(ParsePrimFunc(NaiveGemm(64)));
   EXPECT_EQ(f.rows, 2u);
   EXPECT_EQ(f.data.size(), 2 * FeatureMatrix::kNumFeatures);
 }
@@ -71,7 +69,7 @@ def nothing(A: Buffer((4,), float32)):
 }
 
 TEST(ExtractFeatures, GemmUpdateCountsOneMultiplyAddPerIteration) {
-  FeatureMatrix f = ExtractFeatures(ParsePrimFunc(kNaiveGemm));
+  FeatureMatrix f = ExtractFeatures(ParsePrimFunc(NaiveGemm(64)));
   // Row 1 is the update C = C + A * B inside three loops of 64.
   EXPECT_FLOAT_EQ(Column(f, 1, "float_mad"), Slog(64.0 * 64 * 64));
   EXPECT_FLOAT_EQ(Column(f, 1, "float_addsub"), 0);
@@ -86,7 +84,7 @@ TEST(ExtractFeatures, GemmUpdateCountsOneMultiplyAddPerIteration) {
 }
 
 TEST(ExtractFeatures, GemmBuffersAreSortedByCacheLinesWithTheirStrides) {
-  FeatureMatrix f = ExtractFeatures(ParsePrimFunc(kNaiveGemm));
+  FeatureMatrix f = ExtractFeatures(ParsePrimFunc(NaiveGemm(64)));
   // B walks down a column (stride 64: a new line every k), A along a row (a line per 16 k), C
   // stays put over k: B, A, C.
   EXPECT_FLOAT_EQ(Column(f, 1, "B0_acc_read"), 1);
@@ -219,15 +217,33 @@ TEST(ExtractFeatures, SizeSharesAreRelativeToTheFloatOperations) {
   // Absent stays absent: the init store does no float arithmetic.
   EXPECT_FLOAT_EQ(Column(large, 0, "share_float_mad"), 0);
   EXPECT_FLOAT_EQ(Column(large, 0, "share_select"), 0);
+  // A share is its source column less log2(1 + the function's float operations), plus 64.
+  for (const char* name : {"B0_bytes", "B0_lines", "B1_lines", "B2_lines"}) {
+    EXPECT_FLOAT_EQ(Column(large, 1, fmt::format("share_{}", name)),
+                    Column(large, 1, name) - Slog(64.0 * 64 * 64) + 64)
+        << name;
+  }
   // The same schedule at another size: the raw columns move, the shares of what grows with the
-  // work (n^3: the multiply-adds, the lines of A and B) do not. C stays put over k: its n^2 / 16
-  // lines are half as many per multiply-add at twice the size, one less in log2.
+  // work (n^3: the multiply-adds, the lines of A and B) do not. C stays put over k: its lines grow
+  // as n^2, so at twice the size its share is about one less.
   EXPECT_NE(Column(small, 1, "B0_lines"), Column(large, 1, "B0_lines"));
-  for (const char* name : {"share_outer_prod", "share_float_mad", "share_B0_lines",
-                           "share_B1_lines"}) {
+  for (const char* name :
+       {"share_outer_prod", "share_float_mad", "share_B0_lines", "share_B1_lines"}) {
     EXPECT_NEAR(Column(small, 1, name), Column(large, 1, name), 0.01) << name;
   }
-  EXPECT_NEAR(Column(small, 1, "share_B2_lines") - Column(large, 1, "share_B2_lines"), 1, 0.01);
+  EXPECT_NEAR(Column(small, 1, "share_B2_lines") - Column(large, 1, "share_B2_lines"), 1, 0.02);
+}
+
+TEST(ExtractFeatures, SizeSharesOfAnIntegerFunctionAreRelativeToAllItsOperations) {
+  FeatureMatrix f = ExtractFeatures(ParsePrimFunc(R"(@prim_func
+def count(A: Buffer((64,), int64)):
+    for i in range(64):
+        A[i] = i * 3 + 1
+)"));
+  ASSERT_EQ(f.rows, 1u);
+  // One int multiply-add per iteration: as many operations as iterations.
+  EXPECT_FLOAT_EQ(Column(f, 0, "int_mad"), Slog(64));
+  EXPECT_FLOAT_EQ(Column(f, 0, "share_outer_prod"), 64);
 }
 
 TEST(ExtractFeatures, AllocatedBufferHasAllocationFeatures) {
@@ -249,7 +265,7 @@ def staged(A: Buffer((64,), float32), B: Buffer((64,), float32)):
 }
 
 TEST(ExtractFeatures, ArithmeticIntensityGrowsWithReuse) {
-  FeatureMatrix f = ExtractFeatures(ParsePrimFunc(kNaiveGemm));
+  FeatureMatrix f = ExtractFeatures(ParsePrimFunc(NaiveGemm(64)));
   float first = Column(f, 1, "arith_intensity_curve_0");
   float last = Column(f, 1, "arith_intensity_curve_9");
   EXPECT_GT(first, 0);
@@ -285,7 +301,7 @@ TEST(ExtractFeatures, VectorizedAndScalarSchedulesDiffer) {
 }
 
 TEST(ExtractFeaturesParallel, EqualsSerialExtraction) {
-  std::vector<PrimFunc> funcs = {ParsePrimFunc(kNaiveGemm), LoweredTiledGemm(false),
+  std::vector<PrimFunc> funcs = {ParsePrimFunc(NaiveGemm(64)), LoweredTiledGemm(false),
                                  LoweredTiledGemm(true)};
   for (const char* spec : {"gemm:32,48,16", "conv2d:1,8,16,16,8,3,3,1,1", "softmax:4,64"}) {
     funcs.push_back(Lower(MakeWorkload(spec).func));
