@@ -17,8 +17,9 @@
 //    number of loops of extent > 1, the extents of its three innermost such loops, the extent of
 //    `reuse`, the block without its innermost loop, outer_prod over the block's size;
 //  - share_* (8): outer_prod, float_mad, float_addsub, select, B0_bytes, B0_lines, B1_lines and
-//    B2_lines again, each as log2(1 + x) - log2(1 + the function's float operations) + 64 (0
-//    stays 0): how the schedule spends the work, apart from how much work there is.
+//    B2_lines again, each as log2(1 + x) - log2(1 + the function's float operations, or all its
+//    operations without any) + 64 (0 stays 0): how the schedule spends the work, apart from how
+//    much work there is.
 #include <fmt/format.h>
 
 #include <string>
