@@ -20,6 +20,7 @@
 
 #include "buffer_access.h"
 #include "feature_layout.h"
+#include "op_counts.h"
 #include "tirtune/ir/functor.h"
 #include "tirtune/search/feature.h"
 #include "unrolled_copies.h"
@@ -30,129 +31,11 @@ namespace {
 using namespace feature_layout;
 using feature::BufferAccess;
 using feature::ComputeFootprint;
+using feature::CountOps;
 using feature::Footprint;
+using feature::OpCounts;
 
 double Slog(double x) { return std::log2(1.0 + std::fabs(x)); }
-
-// ---- Arithmetic counts ----
-
-enum ArithClass { kMad, kAddSub, kMul, kDivMod, kCmp, kMathFunc, kOtherFunc };
-
-struct OpCounts {
-  double float_ops[kNumArithClasses] = {};
-  double int_ops[kNumArithClasses] = {};
-  double bool_op = 0;
-  double select = 0;
-
-  void Add(ArithClass c, DataType operand, int lanes, double weight) {
-    (operand.is_float() ? float_ops : int_ops)[c] += weight * lanes;
-  }
-  // The float operations (a mad counts once) or, in an integer computation, all operations.
-  double Flops() const {
-    double floats = 0, others = bool_op + select;
-    for (size_t c = 0; c < kNumArithClasses; ++c) {
-      floats += float_ops[c];
-      others += int_ops[c];
-    }
-    return floats > 0 ? floats : others;
-  }
-};
-
-// Counts the operations of `e`, each once per lane, times `weight` (the executions of `e`).
-// `a + b * c` and `a - b * c` count as one mad.
-void CountOps(const Expr& e, double weight, OpCounts* counts) {
-  const ExprNode* n = e.get();
-  const int lanes = n->dtype.lanes();
-  switch (n->kind()) {
-    case NodeKind::kAdd:
-    case NodeKind::kSub: {
-      const Expr& a = BinaryA(n);
-      const Expr& b = BinaryB(n);
-      const Expr* product = b->kind() == NodeKind::kMul   ? &b
-                            : a->kind() == NodeKind::kMul ? &a
-                                                          : nullptr;
-      if (product != nullptr) {
-        counts->Add(kMad, n->dtype, lanes, weight);
-        CountOps(BinaryA(product->get()), weight, counts);
-        CountOps(BinaryB(product->get()), weight, counts);
-        CountOps(product == &b ? a : b, weight, counts);
-        return;
-      }
-      counts->Add(kAddSub, n->dtype, lanes, weight);
-      break;
-    }
-    case NodeKind::kMul:
-      counts->Add(kMul, n->dtype, lanes, weight);
-      break;
-    case NodeKind::kDiv:
-    case NodeKind::kFloorDiv:
-    case NodeKind::kFloorMod:
-      counts->Add(kDivMod, n->dtype, lanes, weight);
-      break;
-    case NodeKind::kMin:
-    case NodeKind::kMax:
-    case NodeKind::kEQ:
-    case NodeKind::kNE:
-    case NodeKind::kLT:
-    case NodeKind::kLE:
-    case NodeKind::kGT:
-    case NodeKind::kGE:
-      counts->Add(kCmp, BinaryA(n).dtype(), lanes, weight);
-      break;
-    case NodeKind::kAnd:
-    case NodeKind::kOr:
-      counts->bool_op += weight * lanes;
-      break;
-    case NodeKind::kNot:
-      counts->bool_op += weight * lanes;
-      CountOps(static_cast<const NotNode*>(n)->a, weight, counts);
-      return;
-    case NodeKind::kSelect: {
-      const auto* select = static_cast<const SelectNode*>(n);
-      counts->select += weight * lanes;
-      CountOps(select->cond, weight, counts);
-      CountOps(select->t, weight, counts);
-      CountOps(select->f, weight, counts);
-      return;
-    }
-    case NodeKind::kCast: {
-      const auto* cast = static_cast<const CastNode*>(n);
-      counts->Add(kOtherFunc, n->dtype, lanes, weight);
-      CountOps(cast->value, weight, counts);
-      return;
-    }
-    case NodeKind::kCall: {
-      const auto* call = static_cast<const CallNode*>(n);
-      counts->Add(call->op == Intrinsic::kFma ? kMad : kMathFunc, n->dtype, lanes, weight);
-      for (const Expr& arg : call->args) CountOps(arg, weight, counts);
-      return;
-    }
-    case NodeKind::kBufferLoad:
-      for (const Expr& index : static_cast<const BufferLoadNode*>(n)->indices) {
-        CountOps(index, weight, counts);
-      }
-      return;
-    case NodeKind::kRamp: {
-      const auto* ramp = static_cast<const RampNode*>(n);
-      CountOps(ramp->base, weight, counts);
-      CountOps(ramp->stride, weight, counts);
-      return;
-    }
-    case NodeKind::kBroadcast:
-      CountOps(static_cast<const BroadcastNode*>(n)->value, weight, counts);
-      return;
-    case NodeKind::kLet: {
-      const auto* let = static_cast<const LetNode*>(n);
-      CountOps(let->value, weight, counts);
-      CountOps(let->body, weight, counts);
-      return;
-    }
-    default:
-      return;
-  }
-  CountOps(BinaryA(n), weight, counts);
-  CountOps(BinaryB(n), weight, counts);
-}
 
 // Distinct bytes the accesses touch over the loops from `first_loop` inwards; accesses of one
 // buffer overlap, so each buffer counts with its largest footprint.
@@ -378,13 +261,11 @@ class PerStoreFeatureExtractor {
     for (const auto& [condition, depth] : conditions_) {
       CountOps(*condition, LoopProduct(0, depth), &ops);
     }
+    function_ops_ += ops;
     for (size_t c = 0; c < kNumArithClasses; ++c) {
-      float_ops_ += ops.float_ops[c];
-      other_ops_ += ops.int_ops[c];
       row[kFloatOps + c] = static_cast<float>(Slog(ops.float_ops[c]));
       row[kIntOps + c] = static_cast<float>(Slog(ops.int_ops[c]));
     }
-    other_ops_ += ops.bool_op + ops.select;
     row[kBoolOp] = static_cast<float>(Slog(ops.bool_op));
     row[kSelect] = static_cast<float>(Slog(ops.select));
 
@@ -459,7 +340,7 @@ class PerStoreFeatureExtractor {
   // workload is; their shares say how the schedule spends its work, which carries over between
   // workloads of different sizes.
   void FillSizeShares() {
-    const double scale = Slog(float_ops_ > 0 ? float_ops_ : other_ops_);
+    const double scale = Slog(function_ops_.Flops());
     for (size_t r = 0; r < out_.rows; ++r) {
       float* row = out_.data.data() + r * FeatureMatrix::kNumFeatures;
       for (size_t i = 0; i < kNumShares; ++i) {
@@ -578,10 +459,8 @@ class PerStoreFeatureExtractor {
   }
 
   FeatureMatrix out_;
-  // The float operations of all rows so far (the sum of their float_* counts), and the others
-  // (int_*, bool_op, select).
-  double float_ops_ = 0;
-  double other_ops_ = 0;
+  // The operations of all rows so far.
+  OpCounts function_ops_;
   std::vector<Loop> loops_;
   feature::LoopPositions positions_;
   // The conditions of the enclosing ifs, each with the number of loops outside it.
