@@ -18,7 +18,7 @@
 #include "tirtune/lower/lower.h"
 #include "tirtune/measure/builder.h"
 #include "tirtune/measure/measurer.h"
-#include "tirtune/measure/runner.h"
+#include "tirtune/measure/runner_pool.h"
 #include "tirtune/measure/timer.h"
 #include "tirtune/schedule/schedule.h"
 #include "tirtune/schedule/trace.h"

@@ -14,13 +14,14 @@ namespace tirtune {
 
 namespace {
 
-constexpr std::array<std::pair<RecordStatus, std::string_view>, 6> kStatusNames = {{
+constexpr std::array<std::pair<RecordStatus, std::string_view>, 7> kStatusNames = {{
     {RecordStatus::kOk, "ok"},
     {RecordStatus::kBuildError, "build_error"},
     {RecordStatus::kRuntimeError, "runtime_error"},
     {RecordStatus::kTimeout, "timeout"},
     {RecordStatus::kWrongResult, "wrong_result"},
     {RecordStatus::kRunnerLost, "runner_lost"},
+    {RecordStatus::kDeviceLost, "device_lost"},
 }};
 
 bool EndsWith(std::string_view s, std::string_view suffix) {

@@ -49,7 +49,12 @@ MeasureTask MakeMeasureTask(const PrimFunc& original, const Target& target, uint
 }
 
 Measurer::Measurer(BuilderConfig builder, RunnerConfig runner)
-    : builder_(std::move(builder)), runners_(std::move(runner)) {}
+    : builder_(std::move(builder)),
+      own_runner_(std::make_unique<RunnerPool>(std::move(runner))),
+      runner_(own_runner_.get()) {}
+
+Measurer::Measurer(BuilderConfig builder, Runner& runner)
+    : builder_(std::move(builder)), runner_(&runner) {}
 
 std::vector<MeasureResult> Measurer::Measure(const MeasureTask& task,
                                              const std::vector<PrimFunc>& scheduled,
@@ -85,7 +90,7 @@ std::vector<MeasureResult> Measurer::Measure(const MeasureTask& task,
   if (on_result) {
     forward = [&](size_t j, const MeasureResult& r) { on_result(slots[j], r); };
   }
-  std::vector<MeasureResult> measured = runners_.Measure(candidates, cutoff, forward);
+  std::vector<MeasureResult> measured = runner_->Measure(candidates, cutoff, forward);
   for (size_t j = 0; j < slots.size(); ++j) results[slots[j]] = std::move(measured[j]);
   last_.run = SecondsSince(start);
   total_.build += last_.build;

@@ -13,6 +13,8 @@ PACKAGES=(
   nlohmann-json3-dev libfmt-dev libspdlog-dev libcli11-dev
   libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata
   libdnnl-dev
+  redis-server libhiredis-dev libsodium-dev  # device pools: the broker (tests start their own)
+  postgresql libpq-dev                       # the shared database (tests start their own)
   python3-onnx python3-numpy python3-venv  # scripts/gen_demo_model.py; bench's virtualenv
 )
 # Optional: headless Chromium for scripts/check_report.sh (rendering an HTML report); nothing

@@ -1,5 +1,6 @@
-// The tuning loop (see tune.h): set up every task, then batches until the budget is spent, the
-// spaces are exhausted or the caller asks to stop.
+// The tuning loop (see tune.h): set up every task, train on what is stored, then batches (propose,
+// measure, commit, learn) until the budget is spent, the spaces are exhausted or the caller asks
+// to stop.
 #include "tirtune/search/tune.h"
 
 #include <fmt/core.h>
@@ -61,6 +62,8 @@ RecordStatus ToRecordStatus(MeasureStatus status) {
       return RecordStatus::kWrongResult;
     case MeasureStatus::kRunnerLost:
       return RecordStatus::kRunnerLost;
+    case MeasureStatus::kDeviceLost:
+      return RecordStatus::kDeviceLost;
   }
   return RecordStatus::kRunnerLost;
 }
@@ -156,10 +159,13 @@ struct ReplayedRecords {
   }
 };
 
-/// Whether a stored record says something about speed: a build error or a lost worker does not.
-bool TrainsTheModel(const TuningRecord& r) {
-  return r.status != RecordStatus::kBuildError && r.status != RecordStatus::kRunnerLost;
+/// Whether a result says something about speed: a build error, a lost worker or a lost device
+/// does not.
+bool TrainsTheModel(RecordStatus status) {
+  return status != RecordStatus::kBuildError && status != RecordStatus::kRunnerLost &&
+         status != RecordStatus::kDeviceLost;
 }
+bool TrainsTheModel(const TuningRecord& r) { return TrainsTheModel(r.status); }
 
 /// Adds to `set` records of the workloads of `db` not being tuned (`tuned`), on `target`: at most
 /// options.pretrain_per_workload of each (fewer when options.pretrain_max_others would be passed),
@@ -211,36 +217,53 @@ std::optional<Schedule> ReplayRecord(const PrimFunc& func, const nlohmann::json&
   }
 }
 
-TuneResult Tune(const std::vector<TuneTask>& tasks, Database& db, const TuneOptions& options) {
-  CheckOptions(options);
-  if (tasks.empty()) throw UserError("nothing to tune: no task given");
-  auto start = Clock::now();
-  auto log = [&](const std::string& line) {
-    if (options.log) options.log(line);
-  };
-  const std::string target = CanonicalTarget(options.target.str());
-  const std::string device = HostDeviceDescription();
+namespace {
 
-  // Step 1. The space, the cost model, the measurer.
-  CpuSpaceConfig space_config = CpuSpaceConfig::For(options.target);
-  SpaceGenerator space = SpaceGenerator::DefaultCpu(space_config);
-  std::unique_ptr<CostModel> model = options.cost_model == "xgb" ? MakeXGBoostModel(options.xgboost)
-                                                                 : MakeRandomModel(options.seed);
-  if (!options.model_path.empty() && std::ifstream(options.model_path).good()) {
-    model->Load(options.model_path);
-    log(fmt::format("loaded the cost model from {} ({} samples)", options.model_path,
-                    model->num_samples()));
-  }
-  FeatureFn features = LoweredFeatures(options.builder.num_jobs);
-  Measurer measurer(options.builder, options.runner);
+/// What every step of one tuning run shares.
+struct TuneRun {
+  const TuneOptions& options;
+  Database& db;
+  std::string target;  // canonical
+  std::string host_device;
+  SpaceGenerator space;
+  std::unique_ptr<CostModel> model;
+  FeatureFn features;
+  Measurer measurer;
+  Clock::time_point start = Clock::now();
   TuneResult out;
+  /// Trials for this run (the budget less the stored ones when resuming) and measured so far.
+  int budget = 0;
+  int done = 0;
 
-  // Step 2. Every task: its workload and what is already stored; then, unless a resumed run finds
-  // the budget spent, its warm start, reference and strategy (replaying the records and building
-  // the design spaces is most of a finished run's time).
-  std::vector<TaskState> states;
+  TuneRun(const TuneOptions& o, Database& database, Runner& runner)
+      : options(o),
+        db(database),
+        target(CanonicalTarget(o.target.str())),
+        host_device(HostDeviceDescription()),
+        space(SpaceGenerator::DefaultCpu(CpuSpaceConfig::For(o.target))),
+        model(o.cost_model == "xgb" ? MakeXGBoostModel(o.xgboost) : MakeRandomModel(o.seed)),
+        features(LoweredFeatures(o.builder.num_jobs)),
+        measurer(o.builder, runner) {}
+
+  void Log(const std::string& line) const {
+    if (options.log) options.log(line);
+  }
+};
+
+/// One batch of one task: the candidates a strategy proposed and what measuring them said.
+struct Batch {
+  std::vector<Schedule> candidates;
+  std::vector<MeasureResult> results;
+};
+
+// Step 1. Every task: its workload and what is already stored; then, unless a resumed run finds
+// the budget spent, its warm start, reference and strategy (replaying the records and building
+// the design spaces is most of a finished run's time). Returns the tasks' stored records that the
+// cost model learns from.
+ReplayedRecords SetUpTasks(TuneRun& run, const std::vector<TuneTask>& tasks,
+                           std::vector<TaskState>& states, std::unordered_set<WorkloadId>& tuned) {
+  const TuneOptions& options = run.options;
   std::vector<std::vector<TuningRecord>> stored(tasks.size());
-  std::unordered_set<WorkloadId> tuned;
   size_t stored_total = 0;
   for (size_t t = 0; t < tasks.size(); ++t) {
     const TuneTask& task = tasks[t];
@@ -248,32 +271,33 @@ TuneResult Tune(const std::vector<TuneTask>& tasks, Database& db, const TuneOpti
     s.func = task.func;
     s.result.name = task.name;
     s.result.flops = task.flops > 0 ? task.flops : EstimateFlops(task.func);
-    WorkloadEntry entry = db.CommitWorkload(task.func);
+    WorkloadEntry entry = run.db.CommitWorkload(task.func);
     s.result.workload = entry.id;
     s.model_group = entry.shash;
     tuned.insert(entry.id);
-    for (TuningRecord& r : db.RecordsOf(entry.id)) {
-      if (r.target == target) stored[t].push_back(std::move(r));
+    for (TuningRecord& r : run.db.RecordsOf(entry.id)) {
+      if (r.target == run.target) stored[t].push_back(std::move(r));
     }
     s.result.trials_before = stored[t].size();
     stored_total += stored[t].size();
     states.push_back(std::move(s));
   }
-  int budget = options.max_trials;
-  if (options.resume) budget -= static_cast<int>(std::min<size_t>(stored_total, budget));
+  run.budget = options.max_trials;
+  if (options.resume) run.budget -= static_cast<int>(std::min<size_t>(stored_total, run.budget));
 
-  ReplayedRecords own_stored;  // the tasks' records the cost model learns from
+  ReplayedRecords own_stored;
   for (size_t t = 0; t < tasks.size(); ++t) {
     TaskState& s = states[t];
     size_t warm_k = static_cast<size_t>(options.evolutionary.population_size *
                                         options.evolutionary.init_measured_ratio);
     std::vector<std::pair<Schedule, double>> warm;
-    for (const TuningRecord& r : db.TopK(s.result.workload, target, std::max<size_t>(warm_k, 1))) {
+    for (const TuningRecord& r :
+         run.db.TopK(s.result.workload, run.target, std::max<size_t>(warm_k, 1))) {
       if (!s.result.best_seconds || *r.median_secs < *s.result.best_seconds) {
         s.result.best_seconds = r.median_secs;
         s.result.best_trace = r.trace;
       }
-      if (budget == 0) continue;
+      if (run.budget == 0) continue;
       if (std::optional<Schedule> sch = ReplayRecord(s.func, r.trace)) {
         warm.emplace_back(std::move(*sch), *r.median_secs);
       }
@@ -281,9 +305,9 @@ TuneResult Tune(const std::vector<TuneTask>& tasks, Database& db, const TuneOpti
     std::string best = s.result.best_seconds
                            ? fmt::format("{:.4f} ms", *s.result.best_seconds * 1e3)
                            : std::string("none");
-    if (budget == 0) {
-      log(fmt::format("task {} '{}': workload {}, {} record(s) stored, best {}; budget spent", t,
-                      s.result.name, s.result.workload, s.result.trials_before, best));
+    if (run.budget == 0) {
+      run.Log(fmt::format("task {} '{}': workload {}, {} record(s) stored, best {}; budget spent",
+                          t, s.result.name, s.result.workload, s.result.trials_before, best));
       continue;
     }
 
@@ -299,66 +323,226 @@ TuneResult Tune(const std::vector<TuneTask>& tasks, Database& db, const TuneOpti
     stored[t].clear();
 
     s.measure = MakeMeasureTask(s.func, options.target, options.seed);
-    std::vector<Schedule> spaces = space.GenerateDesignSpaces(s.func, options.seed + t);
+    std::vector<Schedule> spaces = run.space.GenerateDesignSpaces(s.func, options.seed + t);
     for (const Schedule& d : spaces) s.design_spaces.push_back(d.trace());
     if (options.strategy == "evolutionary") {
-      s.strategy = MakeEvolutionarySearch(&space, model.get(), features, options.evolutionary,
-                                          options.seed + 7919 * (t + 1));
+      s.strategy = MakeEvolutionarySearch(&run.space, run.model.get(), run.features,
+                                          options.evolutionary, options.seed + 7919 * (t + 1));
     } else {
-      s.strategy = MakeReplayTrace(&space, options.seed + 7919 * (t + 1));
+      s.strategy = MakeReplayTrace(&run.space, options.seed + 7919 * (t + 1));
     }
     s.strategy->PreTuning(s.func, spaces, warm, measured);
-    log(fmt::format("task {} '{}': workload {}, {} design space(s), {} record(s) stored, best {}",
-                    t, s.result.name, s.result.workload, spaces.size(), s.result.trials_before,
-                    best));
+    run.Log(fmt::format(
+        "task {} '{}': workload {}, {} design space(s), {} record(s) stored, best {}", t,
+        s.result.name, s.result.workload, spaces.size(), s.result.trials_before, best));
   }
+  return own_stored;
+}
 
-  // Step 3. The cost model learns from the stored records; not when there is nothing left to do,
-  // nor when nothing would use what it learns (a random model; random search without a model file
-  // to save).
+// Step 2. The cost model learns from the stored records; not when there is nothing left to do,
+// nor when nothing would use what it learns (a random model; random search without a model file
+// to save). Other workloads' records make the prior; the tasks' own are the model's own samples.
+void TrainOnStoredRecords(TuneRun& run, const std::unordered_set<WorkloadId>& tuned,
+                          const ReplayedRecords& own_stored) {
+  const TuneOptions& options = run.options;
   bool model_used = options.cost_model == "xgb" &&
                     (options.strategy == "evolutionary" || !options.model_path.empty());
-  if (budget > 0 && model_used && options.pretrain != "none") {
-    // Other workloads' records make the prior; the tasks' own are the model's own samples.
-    auto learn = [&](const ReplayedRecords& set, bool prior) {
-      auto start = Clock::now();
-      std::vector<FeatureMatrix> f = features(set.schedules);
-      std::vector<CostSample> samples;
-      for (size_t i = 0; i < f.size(); ++i) {
-        samples.push_back(CostSample{set.groups[i], std::move(f[i]), set.seconds[i]});
-      }
-      prior ? model->Pretrain(samples) : model->Update(samples);
-      return SecondsSince(start);
-    };
-    if (options.pretrain == "all") {
-      ReplayedRecords others;
-      size_t workloads = AddOtherWorkloads(db, tuned, target, options, others);
-      if (!others.schedules.empty()) {
-        double seconds = learn(others, true);
-        log(fmt::format("cost model pre-trained on {} record(s) of {} other workload(s) ({:.1f} s)",
-                        others.schedules.size(), workloads, seconds));
-      }
+  if (run.budget == 0 || !model_used || options.pretrain == "none") return;
+  auto learn = [&](const ReplayedRecords& set, bool prior) {
+    auto start = Clock::now();
+    std::vector<FeatureMatrix> f = run.features(set.schedules);
+    std::vector<CostSample> samples;
+    for (size_t i = 0; i < f.size(); ++i) {
+      samples.push_back(CostSample{set.groups[i], std::move(f[i]), set.seconds[i]});
     }
-    if (!own_stored.schedules.empty()) {
-      double seconds = learn(own_stored, false);
-      log(fmt::format("cost model trained on the tasks' {} stored record(s) ({:.1f} s)",
-                      own_stored.schedules.size(), seconds));
+    prior ? run.model->Pretrain(samples) : run.model->Update(samples);
+    return SecondsSince(start);
+  };
+  if (options.pretrain == "all") {
+    ReplayedRecords others;
+    size_t workloads = AddOtherWorkloads(run.db, tuned, run.target, options, others);
+    if (!others.schedules.empty()) {
+      double seconds = learn(others, true);
+      run.Log(
+          fmt::format("cost model pre-trained on {} record(s) of {} other workload(s) ({:.1f} s)",
+                      others.schedules.size(), workloads, seconds));
     }
   }
+  if (!own_stored.schedules.empty()) {
+    double seconds = learn(own_stored, false);
+    run.Log(fmt::format("cost model trained on the tasks' {} stored record(s) ({:.1f} s)",
+                        own_stored.schedules.size(), seconds));
+  }
+}
 
-  // Step 4. Batches until the budget is spent.
+// Step 3. Up to `n` new candidates of task `t` from its strategy. Empty when the task stops (its
+// space used up, no valid sample, or a failing search component), with `stopped` saying why.
+std::vector<Schedule> Propose(TuneRun& run, TaskState& s, int n) {
+  auto search_start = Clock::now();
+  std::vector<Schedule> candidates;
+  try {
+    candidates = s.strategy->GenerateMeasureCandidates(n);
+  } catch (const std::exception& e) {
+    // A bug in a rule, postprocessor or mutator ends this task, not the run.
+    s.result.stopped = std::string("error: ") + e.what();
+    run.Log(fmt::format("task '{}': the search failed and the task stops: {}", s.result.name,
+                        e.what()));
+    return {};
+  }
+  run.out.search_seconds += SecondsSince(search_start);
+  TT_ICHECK(static_cast<int>(candidates.size()) <= n, "asked for {} candidates, got {}", n,
+            candidates.size());
+  if (!candidates.empty()) return candidates;
+  s.result.stopped = "exhausted";
+  std::string why = s.result.trials + s.result.trials_before == 0
+                        ? WhyNoSample(run.space, s, run.options.seed)
+                        : std::string();
+  if (why.empty()) {
+    run.Log(fmt::format("task '{}': no new candidate; its space is exhausted", s.result.name));
+  } else {
+    s.result.stopped = "no valid candidate: " + why;
+    run.Log(fmt::format("task '{}': no valid candidate, every sample is rejected; e.g. {}",
+                        s.result.name, why));
+  }
+  return {};
+}
+
+// Step 4. Builds and measures the candidates, with progress while they are measured: a live
+// display follows every candidate, the log hears of a long batch every 30 s.
+std::vector<MeasureResult> MeasureCandidates(TuneRun& run, TaskState& s,
+                                             const std::vector<Schedule>& candidates) {
+  std::vector<PrimFunc> funcs;
+  for (const Schedule& c : candidates) funcs.push_back(c.func());
+  SlowCutoff cutoff;
+  cutoff.factor = run.options.slow_cutoff_factor;
+  cutoff.best_seconds = s.result.best_seconds.value_or(0);
+  std::mutex progress_mutex;
+  int batch_ok = 0, batch_failed = 0;
+  std::optional<double> batch_best = s.result.best_seconds;
+  auto last_log = Clock::now();
+  auto on_result = [&](size_t, const MeasureResult& r) {
+    std::lock_guard<std::mutex> lock(progress_mutex);
+    (r.ok() ? batch_ok : batch_failed) += 1;
+    if (r.ok() && (!batch_best || r.median < *batch_best)) batch_best = r.median;
+    TuneProgress p = Progress(s.result, batch_best, run.done + batch_ok + batch_failed, run.budget,
+                              SecondsSince(run.start));
+    p.batch_ok = batch_ok;
+    p.batch_failed = batch_failed;
+    p.batch_size = static_cast<int>(funcs.size());
+    if (SecondsSince(last_log) >= 30 && p.batch_ok + p.batch_failed < p.batch_size) {
+      last_log = Clock::now();
+      run.Log(fmt::format("task '{}': {} of {} candidate(s) of the batch measured; best {}",
+                          s.result.name, p.batch_ok + p.batch_failed, p.batch_size, BestText(p)));
+    }
+    if (run.options.on_progress) run.options.on_progress(p);
+  };
+  std::vector<MeasureResult> results = run.measurer.Measure(s.measure, funcs, cutoff, on_result);
+  bool all_lost = std::all_of(results.begin(), results.end(), [](const MeasureResult& r) {
+    return r.status == MeasureStatus::kRunnerLost;
+  });
+  if (all_lost) {
+    throw UserError(fmt::format("every candidate of the batch lost its runner, e.g.: {}",
+                                results.front().message));
+  }
+  run.out.build_seconds += run.measurer.last_times().build;
+  run.out.run_seconds += run.measurer.last_times().run;
+  return results;
+}
+
+// Step 5. Every result is stored, failures included, in one transaction; the task's best follows.
+// Returns how many were ok.
+int CommitBatch(TuneRun& run, TaskState& s, const Batch& batch) {
+  std::vector<TuningRecord> records;
+  int ok = 0;
+  for (size_t i = 0; i < batch.results.size(); ++i) {
+    const MeasureResult& r = batch.results[i];
+    TuningRecord rec;
+    rec.workload = s.result.workload;
+    rec.target = run.target;
+    rec.trace = batch.candidates[i].trace().ToJson();
+    rec.status = ToRecordStatus(r.status);
+    if (r.ok()) rec.run_secs = r.seconds;
+    if (!r.ok()) rec.error = ErrorText(r);
+    rec.device = r.device.empty() ? run.host_device : r.device;
+    rec.program_version = kProgramVersion;
+    records.push_back(std::move(rec));
+    ++s.result.status_counts[std::string(RecordStatusName(ToRecordStatus(r.status)))];
+    if (r.ok()) {
+      ++ok;
+      if (!s.result.best_seconds || r.median < *s.result.best_seconds) {
+        s.result.best_seconds = r.median;
+        s.result.best_trace = records.back().trace;
+      }
+    }
+  }
+  run.db.CommitRecords(records);
+  s.result.trials += static_cast<int>(batch.candidates.size());
+  run.done += static_cast<int>(batch.candidates.size());
+  return ok;
+}
+
+// Step 6. The cost model and the strategy learn from the batch: a build error or a lost
+// worker or device says nothing about speed, so the model does not train on it.
+void Learn(TuneRun& run, TaskState& s, const Batch& batch) {
+  auto learn_start = Clock::now();
+  std::vector<double> seconds;
+  std::vector<Schedule> learnable;
+  std::vector<double> learnable_secs;
+  for (size_t i = 0; i < batch.results.size(); ++i) {
+    const MeasureResult& r = batch.results[i];
+    seconds.push_back(r.ok() ? r.median : kInf);
+    if (TrainsTheModel(ToRecordStatus(r.status))) {
+      learnable.push_back(batch.candidates[i]);
+      learnable_secs.push_back(seconds.back());
+    }
+  }
+  std::vector<FeatureMatrix> f = run.features(learnable);
+  std::vector<CostSample> samples;
+  for (size_t i = 0; i < learnable.size(); ++i) {
+    samples.push_back(CostSample{s.model_group, std::move(f[i]), learnable_secs[i]});
+  }
+  run.model->Update(samples);
+  s.strategy->NotifyRunnerResults(batch.candidates, seconds);
+  run.out.search_seconds += SecondsSince(learn_start);
+}
+
+}  // namespace
+
+TuneResult Tune(const std::vector<TuneTask>& tasks, Database& db, const TuneOptions& options) {
+  CheckOptions(options);
+  RunnerPool local(options.runner);
+  return Tune(tasks, db, options, local);
+}
+
+TuneResult Tune(const std::vector<TuneTask>& tasks, Database& db, const TuneOptions& options,
+                Runner& runner) {
+  CheckOptions(options);
+  if (tasks.empty()) throw UserError("nothing to tune: no task given");
+  TuneRun run(options, db, runner);
+  if (!options.model_path.empty() && std::ifstream(options.model_path).good()) {
+    run.model->Load(options.model_path);
+    run.Log(fmt::format("loaded the cost model from {} ({} samples)", options.model_path,
+                        run.model->num_samples()));
+  }
+
+  std::vector<TaskState> states;
+  std::unordered_set<WorkloadId> tuned;
+  ReplayedRecords own_stored = SetUpTasks(run, tasks, states, tuned);
+  TrainOnStoredRecords(run, tuned, own_stored);
+
+  // Batches until the budget is spent.
   std::vector<double> weights;
   for (const TuneTask& t : tasks) weights.push_back(t.weight);
   std::unique_ptr<TaskScheduler> scheduler = options.task_scheduler == "gradient"
                                                  ? MakeGradientBased(weights, 0.2, 3, options.seed)
                                                  : MakeRoundRobin(tasks.size());
-  const int per_round = options.trials_per_round > 0 ? options.trials_per_round
-                                                     : DefaultTrialsPerRound(budget, tasks.size());
-  if (options.trials_per_round == 0 && tasks.size() > 1 && budget > 0) {
-    log(fmt::format("batches of {} candidates ({} tasks share {} trials)", per_round, tasks.size(),
-                    budget));
+  const int per_round = options.trials_per_round > 0
+                            ? options.trials_per_round
+                            : DefaultTrialsPerRound(run.budget, tasks.size());
+  if (options.trials_per_round == 0 && tasks.size() > 1 && run.budget > 0) {
+    run.Log(fmt::format("batches of {} candidates ({} tasks share {} trials)", per_round,
+                        tasks.size(), run.budget));
   }
-  int done = 0;
   // What the cost model learned is kept even when the run ends with an error.
   struct SaveModelOnExit {
     const CostModel& model;
@@ -370,153 +554,47 @@ TuneResult Tune(const std::vector<TuneTask>& tasks, Database& db, const TuneOpti
       } catch (...) {
       }
     }
-  } save_on_error{*model, options.model_path};
-  while (done < budget) {
+  } save_on_error{*run.model, options.model_path};
+  while (run.done < run.budget) {
     if (options.stop != nullptr && options.stop->load()) {
-      out.interrupted = true;
+      run.out.interrupted = true;
       break;
     }
     int t = scheduler->NextTask();
     if (t < 0) break;
     TaskState& s = states[t];
-    int n = std::min(per_round, budget - done);
-
-    auto search_start = Clock::now();
-    std::vector<Schedule> candidates;
-    try {
-      candidates = s.strategy->GenerateMeasureCandidates(n);
-    } catch (const std::exception& e) {
-      // A bug in a rule, postprocessor or mutator ends this task, not the run.
-      s.result.stopped = std::string("error: ") + e.what();
+    Batch batch;
+    batch.candidates = Propose(run, s, std::min(per_round, run.budget - run.done));
+    if (batch.candidates.empty()) {
       scheduler->Terminate(t);
-      log(fmt::format("task '{}': the search failed and the task stops: {}", s.result.name,
-                      e.what()));
       continue;
     }
-    out.search_seconds += SecondsSince(search_start);
-    TT_ICHECK(static_cast<int>(candidates.size()) <= n, "asked for {} candidates, got {}", n,
-              candidates.size());
-    if (candidates.empty()) {
-      s.result.stopped = "exhausted";
-      scheduler->Terminate(t);
-      std::string why = s.result.trials + s.result.trials_before == 0
-                            ? WhyNoSample(space, s, options.seed)
-                            : std::string();
-      if (why.empty()) {
-        log(fmt::format("task '{}': no new candidate; its space is exhausted", s.result.name));
-      } else {
-        s.result.stopped = "no valid candidate: " + why;
-        log(fmt::format("task '{}': no valid candidate, every sample is rejected; e.g. {}",
-                        s.result.name, why));
-      }
-      continue;
-    }
-
-    std::vector<PrimFunc> funcs;
-    for (const Schedule& c : candidates) funcs.push_back(c.func());
-    SlowCutoff cutoff;
-    cutoff.factor = options.slow_cutoff_factor;
-    cutoff.best_seconds = s.result.best_seconds.value_or(0);
-    // Progress while the batch is measured: a live display follows every candidate, the log
-    // hears of a long batch every 30 s.
-    std::mutex progress_mutex;
-    int batch_ok = 0, batch_failed = 0;
-    std::optional<double> batch_best = s.result.best_seconds;
-    auto last_log = Clock::now();
-    auto on_result = [&](size_t, const MeasureResult& r) {
-      std::lock_guard<std::mutex> lock(progress_mutex);
-      (r.ok() ? batch_ok : batch_failed) += 1;
-      if (r.ok() && (!batch_best || r.median < *batch_best)) batch_best = r.median;
-      TuneProgress p = Progress(s.result, batch_best, done + batch_ok + batch_failed, budget,
-                                SecondsSince(start));
-      p.batch_ok = batch_ok;
-      p.batch_failed = batch_failed;
-      p.batch_size = static_cast<int>(funcs.size());
-      if (SecondsSince(last_log) >= 30 && p.batch_ok + p.batch_failed < p.batch_size) {
-        last_log = Clock::now();
-        log(fmt::format("task '{}': {} of {} candidate(s) of the batch measured; best {}",
-                        s.result.name, p.batch_ok + p.batch_failed, p.batch_size, BestText(p)));
-      }
-      if (options.on_progress) options.on_progress(p);
-    };
-    std::vector<MeasureResult> results = measurer.Measure(s.measure, funcs, cutoff, on_result);
-    bool all_lost = std::all_of(results.begin(), results.end(), [](const MeasureResult& r) {
-      return r.status == MeasureStatus::kRunnerLost;
-    });
-    if (all_lost) {
-      throw UserError(fmt::format("every candidate of the batch lost its runner, e.g.: {}",
-                                  results.front().message));
-    }
-    out.build_seconds += measurer.last_times().build;
-    out.run_seconds += measurer.last_times().run;
-
-    // Every result is stored, failures included, in one transaction.
-    std::vector<TuningRecord> records;
-    std::vector<double> seconds;
-    std::vector<Schedule> learnable;
-    std::vector<double> learnable_secs;
-    int ok = 0;
-    for (size_t i = 0; i < results.size(); ++i) {
-      const MeasureResult& r = results[i];
-      TuningRecord rec;
-      rec.workload = s.result.workload;
-      rec.target = target;
-      rec.trace = candidates[i].trace().ToJson();
-      rec.status = ToRecordStatus(r.status);
-      if (r.ok()) rec.run_secs = r.seconds;
-      if (!r.ok()) rec.error = ErrorText(r);
-      rec.device = device;
-      rec.program_version = kProgramVersion;
-      records.push_back(std::move(rec));
-      ++s.result.status_counts[std::string(RecordStatusName(ToRecordStatus(r.status)))];
-      seconds.push_back(r.ok() ? r.median : kInf);
-      if (r.ok()) {
-        ++ok;
-        if (!s.result.best_seconds || r.median < *s.result.best_seconds) {
-          s.result.best_seconds = r.median;
-          s.result.best_trace = records.back().trace;
-        }
-      }
-      if (r.status != MeasureStatus::kBuildError && r.status != MeasureStatus::kRunnerLost) {
-        learnable.push_back(candidates[i]);
-        learnable_secs.push_back(seconds.back());
-      }
-    }
-    db.CommitRecords(records);
-    s.result.trials += static_cast<int>(candidates.size());
-    done += static_cast<int>(candidates.size());
-
-    auto learn_start = Clock::now();
-    std::vector<FeatureMatrix> f = features(learnable);
-    std::vector<CostSample> samples;
-    for (size_t i = 0; i < learnable.size(); ++i) {
-      samples.push_back(CostSample{s.model_group, std::move(f[i]), learnable_secs[i]});
-    }
-    model->Update(samples);
-    s.strategy->NotifyRunnerResults(candidates, seconds);
-    out.search_seconds += SecondsSince(learn_start);
+    batch.results = MeasureCandidates(run, s, batch.candidates);
+    int ok = CommitBatch(run, s, batch);
+    Learn(run, s, batch);
     scheduler->Notify(t, s.result.best_seconds.value_or(kInf));
 
-    TuneProgress p = Progress(s.result, s.result.best_seconds, done, budget, SecondsSince(start));
+    TuneProgress p =
+        Progress(s.result, s.result.best_seconds, run.done, run.budget, SecondsSince(run.start));
     p.batch_ok = ok;
-    p.batch_failed = static_cast<int>(candidates.size()) - ok;
-    p.batch_size = static_cast<int>(candidates.size());
-    log(fmt::format(
+    p.batch_failed = static_cast<int>(batch.candidates.size()) - ok;
+    p.batch_size = static_cast<int>(batch.candidates.size());
+    run.Log(fmt::format(
         "task '{}': {} candidate(s), {} ok, {} failed; trials {}/{}; best {}; search {:.1f} s, "
         "build {:.1f} s, run {:.1f} s so far",
-        s.result.name, candidates.size(), ok, p.batch_failed, done, budget, BestText(p),
-        out.search_seconds, out.build_seconds, out.run_seconds));
+        s.result.name, batch.candidates.size(), ok, p.batch_failed, run.done, run.budget,
+        BestText(p), run.out.search_seconds, run.out.build_seconds, run.out.run_seconds));
     if (options.on_progress) options.on_progress(p);
   }
 
-  // Step 5. Wrap up.
+  // Wrap up.
   for (TaskState& s : states) {
-    if (s.result.stopped.empty()) s.result.stopped = out.interrupted ? "interrupted" : "budget";
-    out.tasks.push_back(std::move(s.result));
+    if (s.result.stopped.empty()) s.result.stopped = run.out.interrupted ? "interrupted" : "budget";
+    run.out.tasks.push_back(std::move(s.result));
   }
-  if (!options.model_path.empty()) model->Save(options.model_path);
-  out.seconds = SecondsSince(start);
-  return out;
+  if (!options.model_path.empty()) run.model->Save(options.model_path);
+  run.out.seconds = SecondsSince(run.start);
+  return std::move(run.out);
 }
 
 }  // namespace tirtune

@@ -2,15 +2,18 @@
 // --steps), a relocatable object for a target, and a verified timing with GFLOP/s.
 #include <fmt/core.h>
 
+#include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
 #include "function_input.h"
+#include "runner_options.h"
 #include "tirtune/codegen/build.h"
 #include "tirtune/interp/interpreter.h"
 #include "tirtune/ir/printer.h"
 #include "tirtune/lower/lower.h"
+#include "tirtune/measure/measurer.h"
 #include "tirtune/measure/reference.h"
 #include "tirtune/measure/timer.h"
 #include "tirtune/measure/verify.h"
@@ -93,51 +96,68 @@ struct TimeCli {
   uint64_t seed = 1;
   /// Above this many FLOPs the reference is the unscheduled function compiled, not interpreted.
   double interpret_below_flops = 2e7;
+  double timeout_s = 120;
+  RunnerCli runner;
 };
 
+// The kernel runs in a runner process (local, or a device pool's agent), never in this one: a
+// crash or a hang of generated code is a message, not the end of `tirtune time`.
 void RunTime(const TimeCli& opts, const GlobalOptions& global) {
+  if (!std::isfinite(opts.timeout_s) || opts.timeout_s <= 0) {
+    TT_USER_ERROR("--timeout must be a positive number of seconds, got {}", opts.timeout_s);
+  }
   LoadedFunction f = LoadFunction(opts.input);
   Target target = ParseTargetOrHost(opts.target);
-  std::unique_ptr<Kernel> kernel = JitCompile(Lower(f.scheduled), target);
+  RunnerConfig local;
+  local.timer = opts.timer;
+  local.timeout_s = opts.timeout_s;
+  std::unique_ptr<Runner> runner = opts.runner.Make(target.str(), local, global);
 
-  // Verify first: the time of a wrong kernel means nothing.
+  // Verify first: the time of a wrong kernel means nothing (the runner compares before timing).
   ReferenceConfig reference_config;
   reference_config.interpret_below_flops = opts.interpret_below_flops;
-  Reference reference = ComputeReference(f.original, opts.seed, target, reference_config);
-  std::vector<NDArray> actual = MakeRandomArgs(f.original, opts.seed);
-  if (int32_t status = kernel->Run(actual); status != 0) {
-    TT_USER_ERROR("{}: the kernel returned status {}", f.label, status);
+  MeasureTask task = MakeMeasureTask(f.original, target, opts.seed, reference_config);
+  Measurer measurer(BuilderConfig{}, *runner);
+  MeasureResult r = measurer.Measure(task, {f.scheduled}).front();
+  switch (r.status) {
+    case MeasureStatus::kOk:
+      break;
+    case MeasureStatus::kWrongResult:
+      TT_USER_ERROR("{}: the compiled kernel is wrong against the {}: {}", f.label,
+                    task.reference_source, r.message);
+    case MeasureStatus::kBuildError:
+      TT_USER_ERROR("{}: cannot compile it: {}", f.label, r.message);
+    default:
+      TT_USER_ERROR("{}: the kernel could not be timed ({}): {}", f.label,
+                    MeasureStatusName(r.status), r.message);
   }
-  std::vector<std::string> names;
-  for (const Buffer& b : f.original->params) names.push_back(b->name);
-  VerifyResult verified =
-      CompareAll(names, reference.expected, actual, LongestReduction(f.original));
-  if (!verified.ok) {
-    TT_USER_ERROR("{}: the compiled kernel is wrong against the {}: {}", f.label, reference.source,
-                  verified.message);
-  }
-
-  TimingResult t = TimeFunction([&] { kernel->Run(actual); }, opts.timer);
-  double gflops = f.flops / t.median / 1e9;
+  double mean = 0, var = 0;
+  for (double x : r.seconds) mean += x / r.seconds.size();
+  for (double x : r.seconds) var += (x - mean) * (x - mean) / r.seconds.size();
+  double cv = mean > 0 ? std::sqrt(var) / mean : 0;
+  double gflops = f.flops / r.median / 1e9;
+  double compile_ms = measurer.last_times().build * 1e3;
   if (global.json) {
-    fmt::print("{}\n", nlohmann::json{{"function", f.label},
-                                      {"target", target.str()},
-                                      {"verified_against", reference.source},
-                                      {"max_abs_error", verified.max_abs_error},
-                                      {"median_seconds", t.median},
-                                      {"samples", t.seconds},
-                                      {"number", t.number},
-                                      {"cv", t.cv},
-                                      {"flops", f.flops},
-                                      {"gflops", gflops},
-                                      {"compile_ms", kernel->stats().total_ms()}}
-                           .dump(2));
+    nlohmann::json j = {{"function", f.label},
+                        {"target", target.str()},
+                        {"verified_against", task.reference_source},
+                        {"max_abs_error", r.max_abs_error},
+                        {"median_seconds", r.median},
+                        {"samples", r.seconds},
+                        {"number", r.number},
+                        {"cv", cv},
+                        {"flops", f.flops},
+                        {"gflops", gflops},
+                        {"compile_ms", compile_ms}};
+    if (opts.runner.remote()) j["device"] = r.device;
+    fmt::print("{}\n", j.dump(2));
     return;
   }
   fmt::print("{}: {:.4f} ms, {:.1f} GFLOP/s ({} repeats of {} runs, cv {:.1f}%)\n", f.label,
-             t.median * 1e3, gflops, t.seconds.size(), t.number, t.cv * 100);
-  fmt::print("  verified against the {} (max abs error {:.2g}); compiled in {:.0f} ms for {}\n",
-             reference.source, verified.max_abs_error, kernel->stats().total_ms(), target.str());
+             r.median * 1e3, gflops, r.seconds.size(), r.number, cv * 100);
+  fmt::print("  verified against the {} (max abs error {:.2g}); compiled in {:.0f} ms for {}{}\n",
+             task.reference_source, r.max_abs_error, compile_ms, target.str(),
+             opts.runner.remote() ? "; measured on " + r.device : std::string());
 }
 
 }  // namespace
@@ -167,6 +187,9 @@ void AddCompileCommands(CLI::App& app, const GlobalOptions& global) {
       ->capture_default_str();
   time_cmd->add_flag("--flush-cache", time->timer.flush_cache, "flush caches between repeats");
   time_cmd->add_option("--seed", time->seed, "seed of the random inputs")->capture_default_str();
+  time_cmd->add_option("--timeout", time->timeout_s, "seconds the kernel may take, all runs")
+      ->capture_default_str();
+  time->runner.AddOptions(time_cmd);
   time_cmd->callback([time, &global] { RunTime(*time, global); });
 }
 

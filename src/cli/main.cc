@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include <CLI/CLI.hpp>
+#include <cstdlib>
 #include <exception>
 
 #include "commands.h"
@@ -18,6 +19,9 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", tirtune::kProgramVersion);
   tirtune::cli::GlobalOptions global;
   app.add_flag("--json", global.json, "print machine-readable JSON")->configurable(false);
+  if (const char* password = std::getenv("TIRTUNE_BROKER_PASSWORD")) {
+    global.broker_password = password;
+  }
   tirtune::cli::AddWorkloadCommand(app, global);
   tirtune::cli::AddIrCommand(app, global);
   tirtune::cli::AddScheduleCommand(app, global);
@@ -25,6 +29,7 @@ int main(int argc, char** argv) {
   tirtune::cli::AddDbCommand(app, global);
   tirtune::cli::AddTuneCommand(app, global);
   tirtune::cli::AddReportCommand(app, global);
+  tirtune::cli::AddPoolCommand(app, global);
   tirtune::cli::AddModelCommands(app, global);
   try {
     app.parse(argc, argv);

@@ -14,6 +14,7 @@
 
 #include "commands.h"
 #include "file_text.h"
+#include "runner_options.h"
 #include "tirtune/database/database.h"
 #include "tirtune/ir/parser.h"
 #include "tirtune/search/tune.h"
@@ -72,6 +73,7 @@ struct TuneCli {
   std::string cost_model_file;
   std::vector<std::string> onnx_models;
   bool resume = false;
+  RunnerCli runner;
   TuneOptions options;
 };
 
@@ -158,15 +160,18 @@ void RunTune(TuneCli& opts, const GlobalOptions& global) {
                  Duration(p.eta_seconds));
     };
   }
-  options.log(fmt::format("tirtune tune: {} task(s), {} trials, target '{}', database {}",
-                          tasks.size(), options.max_trials, options.target.str(), db->Describe()));
+  std::unique_ptr<Runner> runner =
+      opts.runner.Make(CanonicalTarget(options.target.str()), options.runner, global);
+  options.log(fmt::format("tirtune tune: {} task(s), {} trials, target '{}', database {}, {}",
+                          tasks.size(), options.max_trials, options.target.str(), db->Describe(),
+                          runner->Describe()));
 
   g_stop.store(false);
   options.stop = &g_stop;
   TuneResult result;
   {
     StopOnSignals stop_on_signals;
-    result = Tune(tasks, *db, options);
+    result = Tune(tasks, *db, options, *runner);
   }
   if (live) fmt::print(stderr, "\n");
   options.log(fmt::format("done in {:.1f} s (search {:.1f} s, build {:.1f} s, run {:.1f} s){}",
@@ -256,6 +261,7 @@ void AddTuneCommand(CLI::App& app, const GlobalOptions& global) {
   cmd->add_flag("--flush-cache", opts->options.runner.timer.flush_cache,
                 "time every candidate on cold caches: one call after a cache flush per sample, "
                 "as a kernel runs inside a model whose other layers evicted its data");
+  opts->runner.AddOptions(cmd);
   cmd->add_option("--log", opts->log_file, "log file (default: DB.log)");
   cmd->add_option("--model", opts->onnx_models,
                   "an ONNX model: tune every fused function of it (repeatable)");

@@ -21,10 +21,11 @@ namespace tirtune::report {
 namespace {
 
 /// Every status in the order of its enum value, which indexes Group::status_counts.
-constexpr std::array<RecordStatus, 6> kStatuses = {
-    RecordStatus::kOk,      RecordStatus::kBuildError,  RecordStatus::kRuntimeError,
-    RecordStatus::kTimeout, RecordStatus::kWrongResult, RecordStatus::kRunnerLost};
-static_assert(static_cast<size_t>(RecordStatus::kRunnerLost) == kStatuses.size() - 1);
+constexpr std::array<RecordStatus, 7> kStatuses = {
+    RecordStatus::kOk,        RecordStatus::kBuildError,  RecordStatus::kRuntimeError,
+    RecordStatus::kTimeout,   RecordStatus::kWrongResult, RecordStatus::kRunnerLost,
+    RecordStatus::kDeviceLost};
+static_assert(static_cast<size_t>(RecordStatus::kDeviceLost) == kStatuses.size() - 1);
 
 // Inline only: the page must render with no network.
 constexpr const char* kStyle = R"(

@@ -43,7 +43,8 @@ TEST(RecordStatus, NamesAreStableStrings) {
       {RecordStatus::kRuntimeError, "runtime_error"},
       {RecordStatus::kTimeout, "timeout"},
       {RecordStatus::kWrongResult, "wrong_result"},
-      {RecordStatus::kRunnerLost, "runner_lost"}};
+      {RecordStatus::kRunnerLost, "runner_lost"},
+      {RecordStatus::kDeviceLost, "device_lost"}};
   for (const auto& [status, name] : all) {
     EXPECT_EQ(RecordStatusName(status), name);
     EXPECT_EQ(ParseRecordStatus(name), status);

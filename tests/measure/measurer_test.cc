@@ -132,7 +132,7 @@ TEST(Measurer, AThousandCandidatesWithTenPercentPlantedFaultsAreAllAccountedFor)
   EXPECT_EQ(seen[MeasureStatus::kWrongResult], 30);
   EXPECT_EQ(seen[MeasureStatus::kTimeout], 10);
   // Two first starts, then one respawn per crash and per timeout.
-  EXPECT_EQ(measurer.runners().spawn_count(), 2 + 20 + 10);
+  EXPECT_EQ(static_cast<RunnerPool&>(measurer.runner()).spawn_count(), 2 + 20 + 10);
   EXPECT_GT(measurer.total_times().build, 0);
   EXPECT_GT(measurer.total_times().run, 0);
 }

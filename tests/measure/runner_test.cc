@@ -1,8 +1,6 @@
 // The isolated runner: a good kernel measures ok; a kernel that crashes, hangs or computes
 // garbage is reported with its own status within the timeout, the worker is respawned, and the
 // next good candidate measures correctly. Faulty kernels are written in lowered form.
-#include "tirtune/measure/runner.h"
-
 #include <gtest/gtest.h>
 #include <sched.h>
 
@@ -13,6 +11,7 @@
 #include "tirtune/codegen/target.h"
 #include "tirtune/interp/interpreter.h"
 #include "tirtune/ir/parser.h"
+#include "tirtune/measure/runner_pool.h"
 #include "tirtune/support/error.h"
 
 namespace tirtune {

@@ -26,9 +26,10 @@ enum class RecordStatus : uint8_t {
   kTimeout,       // "timeout": the kernel did not finish in time
   kWrongResult,   // "wrong_result": the output differed from the reference
   kRunnerLost,    // "runner_lost": the worker process died for a reason not tied to the kernel
+  kDeviceLost,    // "device_lost": two device-pool agents died running it; not retried again
 };
 
-/// "ok", "build_error", "runtime_error", "timeout", "wrong_result", "runner_lost".
+/// "ok", "build_error", "runtime_error", "timeout", "wrong_result", "runner_lost", "device_lost".
 std::string_view RecordStatusName(RecordStatus status);
 /// The status named `name`, or nullopt.
 std::optional<RecordStatus> ParseRecordStatus(std::string_view name);

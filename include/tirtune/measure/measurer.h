@@ -1,10 +1,11 @@
 // The whole measurement of a batch of candidates of one task: build them in parallel (Builder),
-// then verify and time each in the isolated runners (RunnerPool) against the task's reference
-// outputs, computed once per task. Every candidate ends with one MeasureResult; build failures
-// are MeasureStatus::kBuildError.
+// then verify and time each on a Runner (the local RunnerPool, or a device pool) against the task's
+// reference outputs, computed once per task. Every candidate ends with one MeasureResult; build
+// failures are MeasureStatus::kBuildError.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "tirtune/measure/builder.h"
 #include "tirtune/measure/reference.h"
 #include "tirtune/measure/runner.h"
+#include "tirtune/measure/runner_pool.h"
 
 namespace tirtune {
 
@@ -52,7 +54,10 @@ struct MeasureTimes {
 
 class Measurer {
  public:
+  /// Measures on a local RunnerPool made from `runner`.
   Measurer(BuilderConfig builder, RunnerConfig runner);
+  /// Measures on `runner`, which must outlive the Measurer.
+  Measurer(BuilderConfig builder, Runner& runner);
 
   /// Builds and measures each scheduled function (a schedule of task.original); one result per
   /// function, in order. Never throws for a candidate's failure. `cutoff` cuts slow candidates
@@ -66,12 +71,13 @@ class Measurer {
   /// Time spent in the last Measure call, and in all of them.
   const MeasureTimes& last_times() const { return last_; }
   const MeasureTimes& total_times() const { return total_; }
-  RunnerPool& runners() { return runners_; }
+  Runner& runner() { return *runner_; }
   const Builder& builder() const { return builder_; }
 
  private:
   Builder builder_;
-  RunnerPool runners_;
+  std::unique_ptr<RunnerPool> own_runner_;  // the local pool, unless a runner was given
+  Runner* runner_;
   MeasureTimes last_;
   MeasureTimes total_;
 };

@@ -1,6 +1,7 @@
-// Measuring compiled candidates in isolated `tirtune-runner` worker processes: each candidate is
-// loaded, verified against its expected outputs and timed in a worker, so that a crash, a hang
-// or a wrong result becomes a MeasureResult status and never takes the tuner down.
+// Measuring compiled candidates: what a candidate is, what can happen to it (MeasureStatus), and
+// the Runner interface that the local worker pool (runner_pool.h) and the device pool behind a
+// broker (remote_runner.h) implement. A crash, a hang or a wrong result becomes a MeasureResult
+// status and never takes the tuner down.
 #pragma once
 
 #include <cstdint>
@@ -15,20 +16,6 @@
 
 namespace tirtune {
 
-struct RunnerConfig {
-  /// Worker processes; candidates are spread over them. Default 1.
-  int num_workers = 1;
-  /// The `tirtune-runner` executable. Default (empty): the one built with this library.
-  std::string runner_path;
-  /// Empty, or one CPU list per worker, passed as `--cpus` (sched_setaffinity). Default empty.
-  std::vector<std::vector<int>> cpu_sets;
-  /// Wall-clock limit for one candidate (load, verification and timing), in seconds; past it the
-  /// worker is killed and respawned. Default 30.
-  double timeout_s = 30;
-  /// How each candidate is timed. Default TimerConfig{}.
-  TimerConfig timer;
-};
-
 /// What the runner says about a candidate.
 enum class MeasureStatus {
   kOk,
@@ -37,6 +24,7 @@ enum class MeasureStatus {
   kTimeout,
   kWrongResult,  // max errors in the result
   kRunnerLost,   // the worker could not be started or died for a reason not the candidate's
+  kDeviceLost,   // a device pool's job was taken by two agents and both died: not retried again
 };
 const char* MeasureStatusName(MeasureStatus status);
 
@@ -53,6 +41,8 @@ struct MeasureResult {
   double median = 0;
   /// Calls per repeat.
   int number = 0;
+  /// The device that measured it, as records name devices; empty: this host.
+  std::string device;
   bool ok() const { return status == MeasureStatus::kOk; }
 };
 
@@ -100,30 +90,25 @@ struct SlowCutoff {
 /// can overlap with several workers): the candidate's index and its result.
 using MeasureCallback = std::function<void(size_t index, const MeasureResult& result)>;
 
-/// A pool of `tirtune-runner` workers, started with posix_spawn when first needed and respawned
-/// after a crash or a timeout. Measure is not reentrant: call it from one thread at a time.
-class RunnerPool {
+/// Where candidates are measured: a local pool of runner processes (RunnerPool) or a pool of
+/// devices behind a broker (RemoteRunner). The tuner, `tirtune time` and the Measurer do not know
+/// which: statuses, the slow-candidate cutoff and the per-candidate timeout mean the same on both.
+class Runner {
  public:
-  explicit RunnerPool(RunnerConfig config);
-  ~RunnerPool();
-  RunnerPool(const RunnerPool&) = delete;
-  RunnerPool& operator=(const RunnerPool&) = delete;
+  virtual ~Runner() = default;
 
-  /// Measures every candidate, in parallel over the workers; one result per candidate, in order.
-  std::vector<MeasureResult> Measure(const std::vector<MeasureCandidate>& candidates,
-                                     const SlowCutoff& cutoff = {},
-                                     const MeasureCallback& on_result = {});
-  MeasureResult MeasureOne(const MeasureCandidate& candidate);
+  /// Measures every candidate; one result per candidate, in order. A candidate's failure is its
+  /// result's status, never a throw; UserError when the runner as a whole cannot measure (no
+  /// live device of the class, the broker unreachable for too long).
+  virtual std::vector<MeasureResult> Measure(const std::vector<MeasureCandidate>& candidates,
+                                             const SlowCutoff& cutoff = {},
+                                             const MeasureCallback& on_result = {}) = 0;
+  MeasureResult MeasureOne(const MeasureCandidate& candidate) {
+    return Measure({candidate}).front();
+  }
 
-  /// Workers started so far, the first ones included.
-  int spawn_count() const;
-  /// The process ids of the live workers (0 for one not running).
-  std::vector<int> worker_pids() const;
-
- private:
-  class Worker;
-  RunnerConfig config_;
-  std::vector<std::unique_ptr<Worker>> workers_;
+  /// Where candidates go, for logs: "local runner (1 worker)", "redis://127.0.0.1:6379 ...".
+  virtual std::string Describe() const = 0;
 };
 
 }  // namespace tirtune

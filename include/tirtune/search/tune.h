@@ -88,7 +88,8 @@ struct TuneOptions {
   /// Path of a cost model to load first (and save at the end); empty for none.
   std::string model_path;
   BuilderConfig builder;
-  /// Default: one worker with TuningTimerConfig().
+  /// The local runner pool when Tune is not given a Runner. Default: one worker with
+  /// TuningTimerConfig().
   RunnerConfig runner = [] {
     RunnerConfig r;
     r.timer = TuningTimerConfig();
@@ -138,9 +139,14 @@ struct TuneResult {
   bool interrupted = false;
 };
 
-/// Tunes `tasks` into `db`. UserError for bad options or a task that cannot be tuned at all
-/// (non-constant shapes, a function the reference cannot run); a candidate's failure is a record.
+/// Tunes `tasks` into `db`, measuring on a local RunnerPool made from `options.runner`. UserError
+/// for bad options or a task that cannot be tuned at all (non-constant shapes, a function the
+/// reference cannot run); a candidate's failure is a record.
 TuneResult Tune(const std::vector<TuneTask>& tasks, Database& db, const TuneOptions& options);
+/// The same, measuring on `runner` (a local pool or a device pool); `options.runner` is unused
+/// but for its timeout check.
+TuneResult Tune(const std::vector<TuneTask>& tasks, Database& db, const TuneOptions& options,
+                Runner& runner);
 
 /// The schedule of `func` recorded by `trace_json` (postprocessing included), or nullopt when the
 /// trace no longer replays.
