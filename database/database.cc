@@ -1,4 +1,4 @@
-// OpenDatabase (the backend chosen by the file name), record status names, target
+// OpenDatabase (the backend chosen by the URL or file name), record status names, target
 // canonicalization and the median.
 #include "tirtune/database/database.h"
 
@@ -8,6 +8,7 @@
 #include <limits>
 #include <utility>
 
+#include "postgres_connection.h"
 #include "tirtune/support/error.h"
 
 namespace tirtune {
@@ -76,12 +77,14 @@ std::optional<double> MedianOf(std::vector<double> samples) {
 
 std::unique_ptr<Database> OpenDatabase(const std::string& path, const OpenOptions& options) {
   if (path == ":memory:") return MakeMemoryDatabase(options);
+  // Before the extensions: a URL may well end in ".db".
+  if (database_internal::IsPostgresUrl(path)) return OpenPostgresDatabase(path, options);
   if (EndsWith(path, ".db") || EndsWith(path, ".sqlite")) return OpenSqliteDatabase(path, options);
   if (EndsWith(path, ".jsonl")) return OpenJsonlDatabase(path, options);
   TT_USER_ERROR(
       "'{}': unknown database kind; use a name ending in .db or .sqlite (SQLite), .jsonl "
-      "(JSON-lines) or ':memory:'",
-      path);
+      "(JSON-lines), a postgresql://user@host:port/database URL (PostgreSQL) or ':memory:'",
+      database_internal::RedactPostgresUrl(path));
 }
 
 }  // namespace tirtune

@@ -1,11 +1,12 @@
-// The contract every Database backend satisfies: the same suite runs on memory, SQLite and
-// JSON-lines.
+// The contract every Database backend satisfies: the same suite runs on memory, SQLite,
+// JSON-lines and PostgreSQL (a server of this test process, a fresh database per test).
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <functional>
 #include <limits>
 
+#include "../common/postgres_server.h"
 #include "test_records.h"
 #include "tirtune/database/transfer.h"
 #include "tirtune/ir/printer.h"
@@ -24,8 +25,9 @@ constexpr const char* kOtherCpu = "llvm -mcpu=znver4 -num-cores=2";
 
 struct Backend {
   std::string name;
-  std::string file;  // "" for memory
+  std::string file;  // "" for memory and PostgreSQL
   bool persistent;
+  bool postgres = false;
 };
 
 void PrintTo(const Backend& b, std::ostream* os) { *os << b.name; }
@@ -34,12 +36,16 @@ class Contract : public ::testing::TestWithParam<Backend> {
  protected:
   void SetUp() override {
     dir_ = std::make_unique<TempDir>();
+    if (GetParam().postgres) {
+      testing::PostgresServer& server = testing::PostgresServer::Shared();
+      ASSERT_TRUE(server.ok()) << server.error();
+      path_ = server.NewDatabase();
+    } else {
+      path_ = GetParam().file.empty() ? ":memory:" : dir_->File(GetParam().file);
+    }
     db_ = Open();
   }
-  std::string Path() const {
-    return GetParam().file.empty() ? ":memory:" : dir_->File(GetParam().file);
-  }
-  std::unique_ptr<Database> Open() { return OpenDatabase(Path(), warnings_.Options()); }
+  std::unique_ptr<Database> Open() { return OpenDatabase(path_, warnings_.Options()); }
   /// A new object on the same storage (persistent backends only).
   void Reopen() {
     db_.reset();
@@ -47,6 +53,7 @@ class Contract : public ::testing::TestWithParam<Backend> {
   }
 
   std::unique_ptr<TempDir> dir_;
+  std::string path_;
   testing::Warnings warnings_;
   std::unique_ptr<Database> db_;
 };
@@ -373,7 +380,8 @@ INSTANTIATE_TEST_SUITE_P(Backends, Contract,
                          ::testing::Values(Backend{"memory", "", false},
                                            Backend{"sqlite", "tuning.db", true},
                                            Backend{"sqlite_ext", "tuning.sqlite", true},
-                                           Backend{"jsonl", "tuning.jsonl", true}),
+                                           Backend{"jsonl", "tuning.jsonl", true},
+                                           Backend{"postgres", "", true, /*postgres=*/true}),
                          [](const ::testing::TestParamInfo<Backend>& info) {
                            return info.param.name;
                          });

@@ -1,7 +1,8 @@
 // The tuning database: workloads (PrimFuncs identified by their stable structural hash plus
 // structural equality) and tuning records (a measured trace of one workload on one target).
-// Backends: SQLite (the default), in-memory, and JSON-lines (export/import, review diffs); all of
-// them satisfy the same contract (tests/database/contract_test.cc).
+// Backends: SQLite (the default), PostgreSQL (one database shared by tuners on several hosts),
+// in-memory, and JSON-lines (export/import, review diffs); all of them satisfy the same contract
+// (tests/database/contract_test.cc).
 #pragma once
 
 #include <cstdint>
@@ -98,17 +99,23 @@ using WarningHandler = std::function<void(const std::string& message)>;
 
 struct OpenOptions {
   /// Create the database when the file does not exist; otherwise UserError "no database".
+  /// PostgreSQL: create the tables in a database without them (the database itself must exist).
   bool create_if_missing = true;
   /// Where warnings go; empty: stderr ("warning: ..."). Rows that cannot be read (a trace that
   /// is not a trace, a status nobody knows, absurd numbers) are skipped with a warning.
   WarningHandler on_warning;
   /// SQLite: how long a writer waits for another process's write transaction. Default 30 s.
   int busy_timeout_ms = 30000;
+  /// PostgreSQL: how long connecting may take before the server counts as unreachable, unless
+  /// the URL sets connect_timeout. Default 10 s.
+  int connect_timeout_s = 10;
 };
 
-/// A tuning database. Objects are not thread-safe: use one per thread (SQLite: one connection
-/// each; several processes may share one SQLite file). Methods throw UserError for bad input or
-/// an unusable file, naming the file and the problem; nothing is half-written on a throw.
+/// A tuning database. Objects are not thread-safe: use one per thread (SQLite and PostgreSQL: one
+/// connection each; several processes may share one SQLite file, and processes on several hosts
+/// one PostgreSQL database). Methods throw UserError for bad input or an unusable file or server
+/// (a PostgreSQL server that stopped: the object reconnects on its next call), naming the
+/// database and the problem; nothing is half-written on a throw.
 class Database {
  public:
   virtual ~Database() = default;
@@ -142,18 +149,25 @@ class Database {
   /// record, failures included. Workloads stay. Returns the number deleted.
   virtual size_t Prune(size_t keep) = 0;
 
-  /// Describes the storage for messages, e.g. "sqlite 'tuning.db'".
+  /// Describes the storage for messages, e.g. "SQLite database 'tuning.db'" or "PostgreSQL
+  /// database 'postgresql://tuner@db-host:5432/tuning'" (never with a password).
   virtual std::string Describe() const = 0;
 };
 
-/// Opens or creates the database at `path`, choosing the backend from the name: ".db" or
-/// ".sqlite" → SQLite, ".jsonl" → JSON-lines, ":memory:" → in-memory. UserError naming the file
-/// and the problem for another extension, a missing file (unless created), a file that is not a
-/// database of that kind, or one written by a newer schema.
+/// Opens or creates the database at `path`, choosing the backend from the name:
+/// "postgresql://..." or "postgres://..." → PostgreSQL (a libpq connection URI, e.g.
+/// "postgresql://tuner@db-host:5432/tuning"; the password comes from the URL, PGPASSWORD or
+/// ~/.pgpass, as libpq does), ".db" or ".sqlite" → SQLite, ".jsonl" → JSON-lines, ":memory:" →
+/// in-memory. UserError naming the database and the problem for another name, a missing file
+/// (unless created), a file that is not a database of that kind, one written by a newer schema,
+/// and for PostgreSQL a malformed URL, a server that cannot be reached within the connect
+/// timeout, failed authentication, or a database that does not exist.
 std::unique_ptr<Database> OpenDatabase(const std::string& path, const OpenOptions& options = {});
 
 std::unique_ptr<Database> OpenSqliteDatabase(const std::string& path,
                                              const OpenOptions& options = {});
+std::unique_ptr<Database> OpenPostgresDatabase(const std::string& url,
+                                               const OpenOptions& options = {});
 std::unique_ptr<Database> OpenJsonlDatabase(const std::string& path,
                                             const OpenOptions& options = {});
 std::unique_ptr<Database> MakeMemoryDatabase(const OpenOptions& options = {});
