@@ -139,8 +139,8 @@ std::string DefaultRunnerPath() {
 // One worker process and the parent's end of its socket.
 class RunnerPool::Worker {
  public:
-  Worker(std::string path, std::vector<int> cpus)
-      : path_(std::move(path)), cpus_(std::move(cpus)) {}
+  Worker(std::string path, std::vector<int> cpus, bool sandbox)
+      : path_(std::move(path)), cpus_(std::move(cpus)), sandbox_(sandbox) {}
   ~Worker() { Stop(); }
 
   int pid() const { return pid_; }
@@ -211,6 +211,7 @@ class RunnerPool::Worker {
       args.push_back("--cpus");
       args.push_back(list);
     }
+    if (sandbox_) args.push_back("--sandbox");
     std::vector<char*> argv;
     for (std::string& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
@@ -285,6 +286,7 @@ class RunnerPool::Worker {
 
   std::string path_;
   std::vector<int> cpus_;
+  bool sandbox_ = false;
   pid_t pid_ = 0;
   int fd_ = -1;
   int spawns_ = 0;
@@ -299,7 +301,8 @@ RunnerPool::RunnerPool(RunnerConfig config) : config_(std::move(config)) {
   }
   for (int i = 0; i < config_.num_workers; ++i) {
     std::vector<int> cpus = config_.cpu_sets.empty() ? std::vector<int>{} : config_.cpu_sets[i];
-    workers_.push_back(std::make_unique<Worker>(config_.runner_path, std::move(cpus)));
+    workers_.push_back(
+        std::make_unique<Worker>(config_.runner_path, std::move(cpus), config_.sandbox));
   }
 }
 

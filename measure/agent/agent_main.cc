@@ -53,7 +53,7 @@ std::string ReadPassword(const std::string& path) {
 int main(int argc, char** argv) {
   CLI::App app{"tirtune-agent: measures a device pool's jobs of this device's class"};
   std::string broker, password_file, target, cpus, allowed_keys, agent_id, runner;
-  bool allow_unsigned = false;
+  bool allow_unsigned = false, no_sandbox = false;
   tirtune::AgentConfig config;
   app.add_option("--broker", broker, "redis://[USER@]HOST:PORT")->required();
   app.add_option("--password-file", password_file,
@@ -64,6 +64,8 @@ int main(int argc, char** argv) {
                  "tuner public keys whose jobs run here (tirtune pool keygen's .pub files)");
   app.add_flag("--allow-unsigned", allow_unsigned,
                "also run unsigned jobs (trusted networks only)");
+  app.add_flag("--no-sandbox", no_sandbox,
+               "run kernels with the network and privileges of the agent (default: without)");
   app.add_option("--id", agent_id, "the agent's name; default HOST:PID");
   app.add_option("--runner", runner, "the tirtune-runner executable; default: the one built here");
   app.add_option("--heartbeat", config.heartbeat_s, "seconds between heartbeats")
@@ -91,6 +93,7 @@ int main(int argc, char** argv) {
     config.cores = t.num_cores;
     if (!allowed_keys.empty()) config.allowed_keys = tirtune::pool::ReadAllowedKeys(allowed_keys);
     config.allow_unsigned = allow_unsigned;
+    config.sandbox = !no_sandbox;
     config.agent_id = agent_id;
     config.runner_path = runner;
     config.log = [](const std::string& line) { fmt::print(stderr, "tirtune-agent: {}\n", line); };

@@ -46,14 +46,14 @@ class Agent {
  public:
   Agent(const AgentConfig& config, const std::atomic<bool>& stop)
       : config_(config), stop_(stop), pool_(LocalConfig(config)) {
-    int cores = config.cores > 0      ? config.cores
-                : config.cpus.empty() ? HostCoreCount()
-                                      : static_cast<int>(config.cpus.size());
+    // The target's core count, unless told otherwise: the class a tuner of that target looks for.
+    int cores = config.cores > 0 ? config.cores : Target::Parse(config.target).num_cores;
     class_ = pool::HostDeviceClass(config.target, cores);
     class_id_ = class_.id();
     stream_ = pool::JobsKey(class_id_);
-    id_ = config.agent_id.empty() ? fmt::format("{}:{}", HostName(), getpid()) : config.agent_id;
-    device_ = fmt::format("{} on {}", class_.text.substr(class_.text.find(" on ") + 4), HostName());
+    host_ = HostName();
+    id_ = config.agent_id.empty() ? fmt::format("{}:{}", host_, getpid()) : config.agent_id;
+    device_ = fmt::format("{} on {}", class_.text.substr(class_.text.find(" on ") + 4), host_);
   }
 
   AgentStats Run() {
@@ -93,6 +93,7 @@ class Agent {
   static RunnerConfig LocalConfig(const AgentConfig& config) {
     RunnerConfig r;
     r.runner_path = config.runner_path;
+    r.sandbox = config.sandbox;
     if (!config.cpus.empty()) r.cpu_sets = {config.cpus};
     return r;
   }
@@ -312,9 +313,9 @@ class Agent {
         std::string jobs_text = std::to_string(jobs), busy_text = fmt::format("{:.3f}", busy);
         std::string started_text = fmt::format("{:.3f}", started), pid = std::to_string(getpid());
         std::vector<std::vector<std::string_view>> commands = {
-            {"HSET",   key,       "class",    class_id_,    "class_text", class_.text, "device",
-             device_,  "host",    HostName(), "pid",        pid,          "jobs",      jobs_text,
-             "busy_s", busy_text, "started",  started_text, "current",    job},
+            {"HSET",   key,       "class",   class_id_,    "class_text", class_.text, "device",
+             device_,  "host",    host_,     "pid",        pid,          "jobs",      jobs_text,
+             "busy_s", busy_text, "started", started_text, "current",    job},
             {"PEXPIRE", key, ttl_ms},
             {"SADD", pool::kAgents, id_}};
         if (!entry.empty()) {
@@ -344,7 +345,7 @@ class Agent {
   const std::atomic<bool>& stop_;
   RunnerPool pool_;
   pool::DeviceClass class_;
-  std::string class_id_, stream_, id_, device_;
+  std::string class_id_, stream_, id_, device_, host_;
   std::unique_ptr<RedisClient> client_;
   AgentStats stats_;
   // What the heartbeat announces, written by the main loop.

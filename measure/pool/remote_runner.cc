@@ -284,7 +284,7 @@ std::vector<MeasureResult> RemoteRunner::Measure(const std::vector<MeasureCandid
   last_id = "0-0";
 
   int live = std::max(1, LiveAgentsOfClass());
-  auto last_check = Clock::now();
+  auto last_check = Clock::now(), last_live = Clock::now();
   while (finished < candidates.size()) {
     try {
       while (next < candidates.size() &&
@@ -330,13 +330,14 @@ std::vector<MeasureResult> RemoteRunner::Measure(const std::vector<MeasureCandid
       if (SecondsSince(last_check) >= 1) {
         last_check = Clock::now();
         live = LiveAgentsOfClass();
-        if (live == 0) {
+        if (live > 0) last_live = Clock::now();
+        if (live == 0 && SecondsSince(last_live) > config_.no_agent_grace_s) {
           std::string classes = ClassList(LiveAgents(*client_));
-          for (auto& [id, i] : outstanding) finish(i, Lost("no live agent of the class"));
           TT_USER_ERROR(
-              "the device pool {} has no live agent of class {} ({}) any more; {} candidate(s) "
-              "unmeasured; live classes: {}",
-              config_.broker.str(), class_id_, class_text_, candidates.size() - finished, classes);
+              "the device pool {} has had no live agent of class {} ({}) for {:.0f} s; {} "
+              "candidate(s) unmeasured; live classes: {}",
+              config_.broker.str(), class_id_, class_text_, config_.no_agent_grace_s,
+              candidates.size() - finished, classes);
         }
       }
     } catch (const BrokerError& e) {

@@ -1,7 +1,11 @@
-// `tirtune-runner [--cpus 0,1]`: a measurement worker. Reads framed requests on stdin and writes
-// framed replies on stdout (runner_protocol.h) until stdin closes. Started by RunnerPool.
+// `tirtune-runner [--cpus 0,1] [--sandbox]`: a measurement worker. Reads framed requests on stdin
+// and writes framed replies on stdout (runner_protocol.h) until stdin closes. Started by
+// RunnerPool. With --sandbox (a device pool's agent runs kernels it did not compile) it first
+// gives up the network (a network namespace of its own), new privileges and core dumps.
 #include <poll.h>
 #include <sched.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -34,6 +38,27 @@ bool ParseCpus(const std::string& text, cpu_set_t* set) {
   return count > 0;
 }
 
+// No network, no new privileges, no core files. Fails closed: a worker that cannot drop the
+// network does not run kernels.
+bool EnterSandbox() {
+  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
+    std::fprintf(stderr, "tirtune-runner: PR_SET_NO_NEW_PRIVS: %s\n", std::strerror(errno));
+    return false;
+  }
+  // An empty network namespace: only a loopback device, down. Root can make one directly; others
+  // through a user namespace of their own, where they hold that right.
+  if (unshare(CLONE_NEWNET) != 0 && unshare(CLONE_NEWUSER | CLONE_NEWNET) != 0) {
+    std::fprintf(stderr,
+                 "tirtune-runner: cannot leave the network (unshare: %s); run the agent as root "
+                 "or enable unprivileged user namespaces, or start it with --no-sandbox\n",
+                 std::strerror(errno));
+    return false;
+  }
+  rlimit no_core{0, 0};
+  setrlimit(RLIMIT_CORE, &no_core);
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -49,8 +74,10 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "tirtune-runner: sched_setaffinity: %s\n", std::strerror(errno));
         return 1;
       }
+    } else if (arg == "--sandbox") {
+      if (!EnterSandbox()) return 1;
     } else {
-      std::fprintf(stderr, "usage: tirtune-runner [--cpus 0,1,...]\n");
+      std::fprintf(stderr, "usage: tirtune-runner [--cpus 0,1,...] [--sandbox]\n");
       return 1;
     }
   }

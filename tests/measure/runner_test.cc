@@ -3,8 +3,11 @@
 // next good candidate measures correctly. Faulty kernels are written in lowered form.
 #include <gtest/gtest.h>
 #include <sched.h>
+#include <signal.h>
 
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 
 #include "planted_faults.h"
 #include "tirtune/codegen/build.h"
@@ -211,6 +214,40 @@ TEST(Runner, PinnedWorkersMeasureAMixedBatchInOrder) {
   EXPECT_EQ(results[1].status, MeasureStatus::kRuntimeError) << results[1].message;
   EXPECT_EQ(results[2].status, MeasureStatus::kWrongResult) << results[2].message;
   EXPECT_EQ(results[3].status, MeasureStatus::kOk) << results[3].message;
+}
+
+TEST(Runner, ASandboxedWorkerHasNoNetworkAndNoNewPrivileges) {
+  RunnerConfig config = SmallConfig();
+  config.sandbox = true;
+  RunnerPool pool(config);
+  ExpectGoodGemmMeasures(pool);
+  int pid = pool.worker_pids().front();
+  ASSERT_GT(pid, 0);
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  std::string line, no_new_privs;
+  while (std::getline(status, line)) {
+    if (line.rfind("NoNewPrivs:", 0) == 0) no_new_privs = line;
+  }
+  EXPECT_EQ(no_new_privs, "NoNewPrivs:\t1");
+  std::error_code ec;
+  auto ours = std::filesystem::read_symlink("/proc/self/ns/net", ec);
+  auto theirs = std::filesystem::read_symlink("/proc/" + std::to_string(pid) + "/ns/net", ec);
+  EXPECT_NE(ours, theirs) << "the sandboxed worker shares our network namespace";
+}
+
+TEST(Runner, AStoppedWorkerCannotHoldTheTunerPastTheTimeout) {
+  RunnerConfig config = SmallConfig();
+  config.timeout_s = 1;
+  RunnerPool pool(config);
+  ExpectGoodGemmMeasures(pool);
+  int pid = pool.worker_pids().front();
+  kill(pid, SIGSTOP);
+  // A request larger than the socket's buffer: the send itself would block on a stopped reader.
+  MeasureCandidate big = Candidate(kGemm);
+  big.object = std::string(size_t{16} << 20, 'x');
+  MeasureResult r = pool.MeasureOne(big);
+  EXPECT_EQ(r.status, MeasureStatus::kTimeout) << r.message;
+  ExpectGoodGemmMeasures(pool);
 }
 
 }  // namespace

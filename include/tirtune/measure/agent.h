@@ -22,10 +22,13 @@ struct AgentConfig {
   std::string target;
   /// CPUs the runner is pinned to; empty: not pinned.
   std::vector<int> cpus;
-  /// Cores it measures on (the class's fingerprint); default: the CPUs pinned, or the host's.
+  /// Cores it measures on (the class's fingerprint); default: the target's -num-cores.
   int cores = 0;
   /// Empty: the tirtune-runner built with this library.
   std::string runner_path;
+  /// Run kernels in sandboxed runners (no network, no new privileges; RunnerConfig::sandbox).
+  /// Default true.
+  bool sandbox = true;
   /// Hex Ed25519 public keys whose jobs it runs (ReadAllowedKeys).
   std::vector<std::string> allowed_keys;
   /// Run unsigned jobs too (a trusted network only). Default false.

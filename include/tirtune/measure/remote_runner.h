@@ -33,6 +33,9 @@ struct RemoteRunnerConfig {
   std::optional<pool::SigningKey> key;
   /// How long to keep trying to reach a lost broker before the run stops. Default 60 s.
   double reconnect_s = 60;
+  /// How long a run may see no live agent of its class (agents restarting, a broker restart
+  /// between heartbeats) before it stops. At the start there must be one. Default 10 s.
+  double no_agent_grace_s = 10;
   /// Jobs sent ahead per live agent (more keeps agents busy, fewer keeps the slow-candidate
   /// cutoff fresh). Default 2.
   int jobs_per_agent = 2;

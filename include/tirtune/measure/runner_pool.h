@@ -17,6 +17,9 @@ struct RunnerConfig {
   std::string runner_path;
   /// Empty, or one CPU list per worker, passed as `--cpus` (sched_setaffinity). Default empty.
   std::vector<std::vector<int>> cpu_sets;
+  /// Run each worker without network, new privileges or core dumps (`tirtune-runner --sandbox`):
+  /// for kernels compiled elsewhere (device-pool agents). Default false.
+  bool sandbox = false;
   /// Wall-clock limit for one candidate (load, verification and timing), in seconds; past it the
   /// worker is killed and respawned. Default 30.
   double timeout_s = 30;
