@@ -97,11 +97,24 @@ void EnsurePostgresSchema(PostgresConnection& db, bool create) {
   if (version == 0 && !create) {
     TT_USER_ERROR("{} holds no tirtune database (no schema_version table)", db.description());
   }
+  // A session lock, taken before the transaction starts. A session refreshes its cached view of
+  // the catalog when a transaction starts or locks a table, not when it takes an advisory lock:
+  // under pg_advisory_xact_lock, a second opener's to_regclass still missed the tables the first
+  // had just committed (the concurrent-open test caught it). CREATE TABLE IF NOT EXISTS alone is
+  // not safe either: two creators may both pass the check and one then fails.
+  db.Exec(fmt::format("SELECT pg_advisory_lock({}, 0)", kSchemaLockClass), "locking the schema");
+  struct Unlock {
+    PostgresConnection& db;
+    ~Unlock() {
+      try {
+        db.Exec(fmt::format("SELECT pg_advisory_unlock({}, 0)", kSchemaLockClass),
+                "unlocking the schema");
+      } catch (const UserError&) {
+        // The connection is gone, and the server released the lock with it.
+      }
+    }
+  } unlock{db};
   PgTransaction tx(db);
-  // Held until the transaction ends. CREATE TABLE IF NOT EXISTS alone is not safe against a
-  // concurrent creator (both may pass the check and one fails on a catalog unique index).
-  db.Exec(fmt::format("SELECT pg_advisory_xact_lock({}, 0)", kSchemaLockClass),
-          "locking the schema");
   version = ReadVersion(db);  // again: another process may have created or migrated it
   if (version == kPostgresSchemaVersion) {
     tx.Commit();

@@ -77,6 +77,8 @@ class PostgresServer {
     if (PQstatus(conn) != CONNECTION_OK) {
       failure = PQerrorMessage(conn);
     } else {
+      PQsetNoticeProcessor(
+          conn, [](void*, const char*) {}, nullptr);  // "... skipping"
       PGresult* result = PQexec(conn, sql.c_str());
       ExecStatusType status = PQresultStatus(result);
       if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
