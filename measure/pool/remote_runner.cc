@@ -107,7 +107,14 @@ RemoteRunner::RemoteRunner(RemoteRunnerConfig config) : config_(std::move(config
 RemoteRunner::~RemoteRunner() {
   if (client_ == nullptr) return;
   try {
-    client_->Command({"DEL", pool::ResultsKey(session_)});
+    // The task blobs go too; another tuner still using one gets it sent again (resend).
+    std::vector<std::vector<std::string_view>> commands;
+    std::string results = pool::ResultsKey(session_);
+    std::vector<std::string> keys;
+    for (const TaskBlobEntry& t : task_blobs_) keys.push_back(pool::BlobKey(t.blob->sha));
+    commands.push_back({"DEL", results});
+    for (const std::string& k : keys) commands.push_back({"DEL", k});
+    client_->Pipeline(commands);
   } catch (const std::exception&) {
     // The broker is gone; the stream expires by itself.
   }
@@ -205,8 +212,9 @@ void RemoteRunner::Upload(const std::vector<const Blob*>& blobs) {
   if (todo.empty()) return;
   std::vector<std::vector<std::string_view>> commands;
   for (size_t i = 0; i < todo.size(); ++i) {
-    // A day is longer than any run waits for its jobs; EX refreshes a blob already there.
-    commands.push_back({"SET", keys[i], todo[i]->bytes, "EX", "86400"});
+    // Objects are deleted once answered and task blobs when the runner ends; the expiry only
+    // bounds what a tuner that died leaves behind (a job that waits longer is sent again).
+    commands.push_back({"SET", keys[i], todo[i]->bytes, "EX", "3600"});
   }
   client_->Pipeline(commands);
   for (const Blob* b : todo) uploaded_.insert(b->sha);
@@ -226,6 +234,7 @@ std::vector<MeasureResult> RemoteRunner::Measure(const std::vector<MeasureCandid
     Blob object;
     const Blob* task = nullptr;
     int sends = 0;
+    bool sent_ok = false;
   };
   std::vector<Pending> jobs(candidates.size());
   for (size_t i = 0; i < candidates.size(); ++i) {
@@ -246,6 +255,8 @@ std::vector<MeasureResult> RemoteRunner::Measure(const std::vector<MeasureCandid
     p.job.cutoff = cutoff;
   }
   std::map<std::string, size_t> outstanding;  // job id -> candidate
+  std::map<std::string, int> object_uses;     // object blob -> jobs of the batch not answered
+  for (const Pending& p : jobs) ++object_uses[p.object.sha];
   size_t next = 0, finished = 0;
   double best = cutoff.best_seconds;
   std::string last_id = "$";
@@ -260,15 +271,27 @@ std::vector<MeasureResult> RemoteRunner::Measure(const std::vector<MeasureCandid
     std::vector<std::string> fields = pool::JobFields(p.job);
     std::vector<std::string_view> xadd = {"XADD", stream, "MAXLEN", "~", "100000", "*"};
     for (const std::string& f : fields) xadd.push_back(f);
-    client_->Command(xadd);
-    ++p.sends;
+    // Outstanding before it is sent: a send the broker may have missed is sent again after a
+    // reconnect (sent_ok false), and a duplicate is dropped by its id.
     outstanding[p.job.id] = i;
+    p.sent_ok = false;
+    ++p.sends;
+    client_->Command(xadd);
+    p.sent_ok = true;
   };
   auto finish = [&](size_t i, MeasureResult r) {
     if (r.ok() && (best == 0 || r.median < best)) best = r.median;
     results[i] = std::move(r);
     ++finished;
     if (on_result) on_result(i, results[i]);
+    // An object no job of the batch still needs leaves the broker.
+    if (--object_uses[jobs[i].object.sha] == 0 && uploaded_.erase(jobs[i].object.sha)) {
+      try {
+        client_->Command({"DEL", pool::BlobKey(jobs[i].object.sha)});
+      } catch (const BrokerError&) {
+        // It expires; the next command finds the broken connection and reconnects.
+      }
+    }
   };
 
   auto ensure_group = [&] {
@@ -285,8 +308,26 @@ std::vector<MeasureResult> RemoteRunner::Measure(const std::vector<MeasureCandid
 
   int live = std::max(1, LiveAgentsOfClass());
   auto last_check = Clock::now(), last_live = Clock::now();
+  bool recover = false, restarted = false;
   while (finished < candidates.size()) {
     try {
+      if (recover) {
+        // After a reconnect. A restarted broker forgot the jobs, the group and the results:
+        // everything outstanding is sent again; otherwise only a send that may not have arrived.
+        ensure_group();
+        client_->Command({"XADD", reply_to, "*", "job", "", "status", "hello"});
+        client_->Command({"EXPIRE", reply_to, "86400"});
+        if (restarted) last_id = "0-0";
+        std::vector<size_t> again;
+        for (const auto& [id, i] : outstanding) {
+          if (restarted || !jobs[i].sent_ok) again.push_back(i);
+        }
+        for (size_t i : again) {
+          ++resent_;
+          send(i);
+        }
+        recover = restarted = false;
+      }
       while (next < candidates.size() &&
              outstanding.size() < static_cast<size_t>(config_.jobs_per_agent * live)) {
         send(next++);
@@ -343,19 +384,8 @@ std::vector<MeasureResult> RemoteRunner::Measure(const std::vector<MeasureCandid
     } catch (const BrokerError& e) {
       std::string old_run = run_id_;
       Reconnect(e.what());
-      if (run_id_ != old_run) {
-        // The broker restarted and forgot the jobs, the group and the results: send them again.
-        ensure_group();
-        client_->Command({"XADD", reply_to, "*", "job", "", "status", "hello"});
-        client_->Command({"EXPIRE", reply_to, "86400"});
-        last_id = "0-0";
-        std::vector<size_t> again;
-        for (const auto& [id, i] : outstanding) again.push_back(i);
-        for (size_t i : again) {
-          ++resent_;
-          send(i);
-        }
-      }
+      restarted = restarted || run_id_ != old_run;
+      recover = true;
     }
   }
   return results;
