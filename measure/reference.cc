@@ -9,6 +9,8 @@
 #include "tirtune/ir/functor.h"
 #include "tirtune/ir/stmt.h"
 #include "tirtune/lower/lower.h"
+#include "tirtune/measure/runner_pool.h"
+#include "tirtune/support/error.h"
 
 namespace tirtune {
 
@@ -47,11 +49,28 @@ Reference ComputeReference(const PrimFunc& original, uint64_t seed, const Target
     Interpret(original, ref.expected);
     ref.source = "interpreter";
   } else {
-    std::unique_ptr<Kernel> kernel = JitCompile(Lower(original), target);
-    if (int32_t status = kernel->Run(ref.expected); status != 0) {
-      throw UserError("the unscheduled function returned status " + std::to_string(status) +
-                      " while computing the reference");
+    PrimFunc lowered = Lower(original);
+    RunnerConfig runner;
+    runner.runner_path = config.runner_path;
+    runner.timeout_s = config.timeout_s;
+    RunnerPool pool(runner);
+    MeasureCandidate c;
+    c.object = EmitObject(lowered, target);
+    c.func_name = lowered->name;
+    c.target = target.str();
+    c.args = ArgSpecsOf(original);
+    c.seed = seed;
+    c.return_outputs = true;
+    MeasureResult r = pool.MeasureOne(c);
+    if (!r.ok()) {
+      TT_USER_ERROR("computing the reference: the unscheduled function, compiled, failed ({}): {}",
+                    MeasureStatusName(r.status), r.message);
     }
+    if (r.outputs.size() != ref.expected.size()) {
+      TT_USER_ERROR("computing the reference: the runner returned {} arrays for {} parameters",
+                    r.outputs.size(), ref.expected.size());
+    }
+    ref.expected = std::move(r.outputs);
     ref.source = "unscheduled function, compiled";
   }
   std::vector<bool> written = WrittenParams(original);

@@ -186,6 +186,7 @@ class RunnerPool::Worker {
         result.seconds = reply.timing.seconds;
         result.median = reply.timing.median;
         result.number = reply.timing.number;
+        result.outputs = std::move(reply.outputs);
         break;
       case ReplyKind::kRuntimeError:
         result.status = MeasureStatus::kRuntimeError;
@@ -337,7 +338,8 @@ std::vector<MeasureResult> RunnerPool::Measure(const std::vector<MeasureCandidat
                          config_.timer,
                          CutAfter(cutoff, known, config_.timer),
                          c.reduction_length,
-                         c.expected};
+                         c.expected,
+                         c.return_outputs};
       double timeout = config_.timeout_s;
       if (cutoff.factor > 0 && known > 0) {
         timeout = std::min(timeout, cutoff.grace_s + 2 * cutoff.factor * known);

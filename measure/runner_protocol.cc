@@ -13,8 +13,9 @@
 namespace tirtune {
 namespace {
 
-constexpr uint32_t kRequestMagic = 0x54525131;  // "TRQ1"
-constexpr uint32_t kReplyMagic = 0x54525031;    // "TRP1"
+// Version 2 added return_outputs and outputs.
+constexpr uint32_t kRequestMagic = 0x54525132;  // "TRQ2"
+constexpr uint32_t kReplyMagic = 0x54525032;    // "TRP2"
 
 class Writer {
  public:
@@ -68,13 +69,44 @@ class Reader {
     return *t;
   }
   void Magic(uint32_t expected) {
-    if (Pod<uint32_t>() != expected) throw UserError("runner protocol: bad magic number");
+    if (Pod<uint32_t>() != expected) {
+      throw UserError(
+          "runner protocol: bad magic number (a message of another tirtune version, or damaged)");
+    }
   }
 
  private:
   const std::string& in_;
   size_t pos_ = 0;
 };
+
+void WriteArrays(Writer& w, const std::vector<NDArray>& arrays) {
+  w.Pod<uint32_t>(static_cast<uint32_t>(arrays.size()));
+  for (const NDArray& e : arrays) {
+    w.Pod<uint8_t>(e.defined() ? 1 : 0);
+    if (!e.defined()) continue;
+    w.Shape(e.shape());
+    w.String(e.dtype().str());
+    w.Bytes(e.raw(), static_cast<size_t>(e.nbytes()));
+  }
+}
+
+std::vector<NDArray> ReadArrays(Reader& r) {
+  std::vector<NDArray> arrays;
+  uint32_t n = r.Pod<uint32_t>();
+  for (uint32_t i = 0; i < n; ++i) {
+    if (r.Pod<uint8_t>() == 0) {
+      arrays.emplace_back();
+      continue;
+    }
+    std::vector<int64_t> shape = r.Shape();
+    DataType dtype = r.Type();
+    NDArray e = NDArray::Empty(shape, dtype);
+    std::memcpy(e.raw(), r.Take(static_cast<size_t>(e.nbytes())), static_cast<size_t>(e.nbytes()));
+    arrays.push_back(std::move(e));
+  }
+  return arrays;
+}
 
 }  // namespace
 
@@ -97,14 +129,8 @@ std::string SerializeRequest(const RunRequest& request) {
   w.Pod<uint8_t>(request.timer.flush_cache ? 1 : 0);
   w.Pod<double>(request.slow_cutoff_seconds);
   w.Pod<double>(request.reduction_length);
-  w.Pod<uint32_t>(static_cast<uint32_t>(request.expected.size()));
-  for (const NDArray& e : request.expected) {
-    w.Pod<uint8_t>(e.defined() ? 1 : 0);
-    if (!e.defined()) continue;
-    w.Shape(e.shape());
-    w.String(e.dtype().str());
-    w.Bytes(e.raw(), static_cast<size_t>(e.nbytes()));
-  }
+  WriteArrays(w, request.expected);
+  w.Pod<uint8_t>(request.return_outputs ? 1 : 0);
   return w.Take();
 }
 
@@ -130,18 +156,8 @@ RunRequest DeserializeRequest(const std::string& payload) {
   request.timer.flush_cache = r.Pod<uint8_t>() != 0;
   request.slow_cutoff_seconds = r.Pod<double>();
   request.reduction_length = r.Pod<double>();
-  uint32_t nexpected = r.Pod<uint32_t>();
-  for (uint32_t i = 0; i < nexpected; ++i) {
-    if (r.Pod<uint8_t>() == 0) {
-      request.expected.emplace_back();
-      continue;
-    }
-    std::vector<int64_t> shape = r.Shape();
-    DataType dtype = r.Type();
-    NDArray e = NDArray::Empty(shape, dtype);
-    std::memcpy(e.raw(), r.Take(static_cast<size_t>(e.nbytes())), static_cast<size_t>(e.nbytes()));
-    request.expected.push_back(std::move(e));
-  }
+  request.expected = ReadArrays(r);
+  request.return_outputs = r.Pod<uint8_t>() != 0;
   return request;
 }
 
@@ -157,6 +173,7 @@ std::string SerializeReply(const RunReply& reply) {
   w.Pod<double>(reply.timing.median);
   w.Pod<int32_t>(reply.timing.number);
   w.Pod<double>(reply.timing.cv);
+  WriteArrays(w, reply.outputs);
   return w.Take();
 }
 
@@ -177,6 +194,7 @@ RunReply DeserializeReply(const std::string& payload) {
   reply.timing.median = r.Pod<double>();
   reply.timing.number = r.Pod<int32_t>();
   reply.timing.cv = r.Pod<double>();
+  reply.outputs = ReadArrays(r);
   return reply;
 }
 

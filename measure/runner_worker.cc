@@ -52,6 +52,13 @@ RunReply HandleRunRequest(const RunRequest& request) {
       return Failure(ReplyKind::kRuntimeError,
                      "the kernel returned status " + std::to_string(status));
     }
+    if (request.return_outputs) {
+      RunReply reply;
+      reply.timing.seconds = {first_run};
+      reply.timing.median = first_run;
+      reply.outputs = std::move(args);
+      return reply;
+    }
     if (!request.expected.empty()) {
       if (request.expected.size() != args.size()) {
         return Failure(ReplyKind::kRuntimeError, "expected outputs do not match the parameters");

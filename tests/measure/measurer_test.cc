@@ -55,6 +55,31 @@ TEST(Measurer, ALargeTaskIsVerifiedAgainstTheUnscheduledFunctionCompiled) {
   EXPECT_EQ(results[0].status, MeasureStatus::kOk) << results[0].message;
 }
 
+TEST(Measurer, AReferenceThatCrashesOrHangsIsAUserErrorAndTheTunerLives) {
+  ReferenceConfig compiled;
+  compiled.interpret_below_flops = 0;  // the compiled path, in a runner process
+  compiled.timeout_s = 1;
+  try {
+    MakeMeasureTask(ParsePrimFunc(kSegfault), Target::Host(), 5, compiled);
+    FAIL() << "a crashing reference was accepted";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("SIGSEGV"), std::string::npos) << e.what();
+  }
+  try {
+    MakeMeasureTask(ParsePrimFunc(kEndless), Target::Host(), 5, compiled);
+    FAIL() << "an endless reference was accepted";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("timeout"), std::string::npos) << e.what();
+  }
+  // The same path gives the interpreter's numbers for a good function.
+  MeasureTask interpreted = MakeMeasureTask(ParsePrimFunc(kGemm), Target::Host(), 5);
+  MeasureTask in_runner = MakeMeasureTask(ParsePrimFunc(kGemm), Target::Host(), 5, compiled);
+  ASSERT_TRUE(in_runner.expected[2].defined());
+  for (int64_t i = 0; i < in_runner.expected[2].size(); ++i) {
+    ASSERT_NEAR(in_runner.expected[2].GetDouble(i), interpreted.expected[2].GetDouble(i), 1e-4);
+  }
+}
+
 enum class Plant { kGood, kGoodIkj, kBadAlign, kFloat8, kSegfault, kEndless, kGarbage };
 
 MeasureStatus ExpectedStatus(Plant p) {

@@ -1,6 +1,7 @@
 // The expected outputs a candidate is verified against: the original (unscheduled) function run
 // on the seeded random inputs every runner draws (MakeRandomArgs), by the interpreter for small
-// functions and, above a FLOP threshold, compiled unscheduled by the same backend.
+// functions and, above a FLOP threshold, compiled unscheduled by the same backend and run in a
+// runner process, so that a function that crashes or never ends cannot take the tuner with it.
 #pragma once
 
 #include <cstdint>
@@ -17,6 +18,10 @@ struct ReferenceConfig {
   /// Below this many FLOPs (EstimateFlops) the interpreter computes the reference; at or above
   /// it, the unscheduled function compiled for the target. Default 2e7 (a 256³ GEMM is compiled).
   double interpret_below_flops = 2e7;
+  /// How long the compiled unscheduled function may run, in seconds. Default 600.
+  double timeout_s = 600;
+  /// The `tirtune-runner` executable; empty: the one built with this library.
+  std::string runner_path;
 };
 
 struct Reference {
@@ -28,7 +33,8 @@ struct Reference {
 };
 
 /// The reference outputs of `original` for the inputs MakeRandomArgs(original, seed). Throws
-/// UserError when the function cannot be run (non-constant shapes, unsupported constructs).
+/// UserError when the function cannot be run (non-constant shapes, unsupported constructs) or
+/// its compiled form crashes, fails or runs past the timeout, naming what happened.
 Reference ComputeReference(const PrimFunc& original, uint64_t seed, const Target& target,
                            const ReferenceConfig& config = {});
 

@@ -43,6 +43,8 @@ struct MeasureResult {
   int number = 0;
   /// The device that measured it, as records name devices; empty: this host.
   std::string device;
+  /// Every parameter after one run, for MeasureCandidate::return_outputs.
+  std::vector<NDArray> outputs;
   bool ok() const { return status == MeasureStatus::kOk; }
 };
 
@@ -62,6 +64,9 @@ struct MeasureCandidate {
   std::vector<NDArray> expected;
   /// The most terms one output element sums (LongestReduction), widening float32 tolerances.
   double reduction_length = 1;
+  /// Run once and return every parameter (MeasureResult::outputs) instead of verifying and
+  /// timing: computing a reference in a runner. Local runners only.
+  bool return_outputs = false;
 };
 
 /// The argument specs of `func`'s parameters; their shapes must be constant.

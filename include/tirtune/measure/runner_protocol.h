@@ -40,6 +40,9 @@ struct RunRequest {
   /// Empty, or one entry per parameter: the parameter's expected contents after one run, or an
   /// undefined NDArray for a parameter not to compare. Empty means run without verifying.
   std::vector<NDArray> expected;
+  /// Run once and send every parameter back, without verifying or timing: how a reference is
+  /// computed out of the tuner's process.
+  bool return_outputs = false;
 };
 
 /// What a worker can say about a candidate. Timeouts and lost workers are seen by the parent only.
@@ -55,6 +58,8 @@ struct RunReply {
   double max_abs_error = 0;
   double max_rel_error = 0;
   TimingResult timing;
+  /// Every parameter after the run, for RunRequest::return_outputs; empty otherwise.
+  std::vector<NDArray> outputs;
 };
 
 std::string SerializeRequest(const RunRequest& request);
