@@ -1,5 +1,5 @@
 // `tirtune db list | best | show | export | import | prune --db FILE`: inspecting and moving
-// tuning databases (any backend OpenDatabase knows: .db/.sqlite, .jsonl).
+// tuning databases (any backend OpenDatabase knows: .db/.sqlite, .jsonl, postgresql://).
 #include <fmt/chrono.h>
 #include <fmt/core.h>
 
@@ -302,7 +302,9 @@ void RunPrune(const PruneOptions& opts, const GlobalOptions& global) {
 }
 
 CLI::Option* AddDbOption(CLI::App* cmd, std::string& db) {
-  return cmd->add_option("--db", db, "the database (.db/.sqlite, .jsonl)")->required();
+  return cmd
+      ->add_option("--db", db, "the database (.db/.sqlite, .jsonl, postgresql://user@host:port/db)")
+      ->required();
 }
 
 }  // namespace
@@ -335,7 +337,9 @@ void AddDbCommand(CLI::App& app, const GlobalOptions& global) {
   auto exp = std::make_shared<ExportOptions>();
   CLI::App* export_cmd = db->add_subcommand("export", "write everything to a JSON-lines file");
   AddDbOption(export_cmd, exp->db);
-  export_cmd->add_option("-o,--output", exp->output, "the .jsonl file to write")->required();
+  export_cmd
+      ->add_option("-o,--output", exp->output, "where to write: a .jsonl file (or any database)")
+      ->required();
   export_cmd->add_flag("--force", exp->force, "replace an existing output file");
   export_cmd->callback([exp, &global] { RunExport(*exp, global); });
 

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "../common/cli_run.h"
+#include "../common/postgres_server.h"
 #include "test_records.h"
 #include "tirtune/ir/structural_equal.h"
 
@@ -149,6 +150,71 @@ TEST_F(DbCli, MistakesAreReportedWithExitCode1) {
   EXPECT_NE(r.err.find("is not a SQLite database"), std::string::npos) << r.err;
   r = Run("db list");
   EXPECT_EQ(r.exit_code, 2);  // usage: --db is required
+}
+
+/// The record lines of an export (workload lines differ in their commit time).
+std::string RecordLines(const std::string& text) {
+  std::string out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (line.find("\"type\":\"record\"") != std::string::npos) out += line + "\n";
+  }
+  return out;
+}
+
+TEST_F(DbCli, ExportAndImportMoveEverythingBetweenSqliteJsonlAndPostgres) {
+  testing::PostgresServer& server = testing::PostgresServer::Shared();
+  ASSERT_TRUE(server.ok()) << server.error();
+  std::string pg = server.NewDatabase();
+  // SQLite -> PostgreSQL (import), twice: the second adds nothing.
+  Result r = Run("db import --json --db " + pg + " " + db_);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(json::parse(r.out)["records_new"], 5);
+  r = Run("db import --json --db " + pg + " " + db_);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(json::parse(r.out)["records_new"], 0);
+  r = Run("db list --db " + pg);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("PostgreSQL database '" + pg + "': 2 workloads, 5 records"),
+            std::string::npos)
+      << r.out;
+  // PostgreSQL -> JSON-lines (export) -> SQLite (import): the same records as the original.
+  std::string exported = dir_.File("from_pg.jsonl");
+  ASSERT_EQ(Run("db export --db " + pg + " -o " + exported).exit_code, 0);
+  std::string copy = dir_.File("copy.db");
+  r = Run("db import --json --db " + copy + " " + exported);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(json::parse(r.out)["records_new"], 5);
+  std::string original = dir_.File("original.jsonl"), again = dir_.File("again.jsonl");
+  ASSERT_EQ(Run("db export --db " + db_ + " -o " + original).exit_code, 0);
+  ASSERT_EQ(Run("db export --db " + copy + " -o " + again).exit_code, 0);
+  EXPECT_EQ(RecordLines(ReadFile(original)), RecordLines(ReadFile(again)));
+  EXPECT_FALSE(RecordLines(ReadFile(original)).empty());
+  // JSON-lines -> PostgreSQL (export to a URL), and the best records read from there.
+  std::string pg2 = server.NewDatabase();
+  r = Run("db export --db " + exported + " -o " + pg2);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("2 workloads and 5 records"), std::string::npos) << r.out;
+  r = Run("db best --db " + pg2);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("1.000 ms"), std::string::npos) << r.out;
+}
+
+TEST_F(DbCli, PostgresMistakesAreReportedWithExitCode1AndNoPassword) {
+  testing::PostgresServer& server = testing::PostgresServer::Shared();
+  ASSERT_TRUE(server.ok()) << server.error();
+  std::string at = "@127.0.0.1:" + std::to_string(server.port()) + "/no_such_db";
+  Result r = Run("db list --db postgresql://postgres:hunter2" + at);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("error: PostgreSQL database 'postgresql://postgres" + at +
+                       "': the database does not exist"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("hunter2"), std::string::npos) << r.err;
+  // A database without tirtune's tables is not created by commands that only read.
+  r = Run("db list --db " + server.NewDatabase());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("holds no tirtune database"), std::string::npos) << r.err;
 }
 
 }  // namespace
