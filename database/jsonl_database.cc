@@ -24,6 +24,7 @@
 #include "memory_database.h"
 #include "tirtune/database/record_json.h"
 #include "tirtune/ir/structural_equal.h"
+#include "tirtune/schedule/json_text.h"
 #include "workload_text.h"
 
 namespace tirtune {
@@ -169,13 +170,14 @@ class JsonlDatabase : public MemoryDatabase {
         continue;
       }
       if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
-      json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
-      if (j.is_discarded()) {
-        warn()(fmt::format(
-            "'{}' line {}: {}; skipped", path_, line_no,
-            complete ? "not valid JSON" : "incomplete last line (an interrupted write?)"));
+      std::string why;
+      std::optional<json> parsed = TryParseJsonText(line, &why);
+      if (!parsed) {
+        warn()(fmt::format("'{}' line {}: {}; skipped", path_, line_no,
+                           complete ? why : "incomplete last line (an interrupted write?)"));
         continue;
       }
+      json& j = *parsed;
       try {
         LoadLine(j, line_no, workload_ids);
       } catch (const BadLine& e) {
@@ -189,7 +191,8 @@ class JsonlDatabase : public MemoryDatabase {
   }
 
   void CheckHeader(std::string_view line) {
-    json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
+    std::string why;
+    json j = TryParseJsonText(line, &why).value_or(json::value_t::discarded);
     if (j.is_discarded() || !j.is_object() || !j.contains("format") || j["format"] != kFormat) {
       TT_USER_ERROR(
           "'{}' is not a tirtune JSON-lines database (its first line is not the "

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 
+#include "tirtune/schedule/json_text.h"
 #include "tirtune/schedule/trace.h"
 
 namespace tirtune::database_internal {
@@ -74,16 +75,15 @@ CheckedRecord CheckForCommit(const TuningRecord& record, size_t index) {
 }
 
 std::optional<json> ParseTraceText(std::string_view text, std::string* problem) {
-  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) {
-    *problem = "trace is not valid JSON";
-    return std::nullopt;
-  }
+  std::string why;
+  std::optional<json> j = TryParseJsonText(text, &why);
+  if (!j) *problem = "trace is " + why;
   return j;
 }
 
 std::optional<std::vector<double>> ParseRunSecsText(std::string_view text, std::string* problem) {
-  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  std::string why;
+  json j = TryParseJsonText(text, &why).value_or(json::value_t::discarded);
   if (j.is_discarded() || !j.is_array()) {
     *problem = "run_secs is not a JSON array";
     return std::nullopt;

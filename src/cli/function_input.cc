@@ -6,6 +6,7 @@
 #include "file_text.h"
 #include "tirtune/ir/flop_count.h"
 #include "tirtune/ir/parser.h"
+#include "tirtune/schedule/json_text.h"
 #include "tirtune/schedule/schedule.h"
 #include "tirtune/te/workload_registry.h"
 
@@ -49,12 +50,7 @@ LoadedFunction LoadFunction(const FunctionInput& input) {
   }
   out.scheduled = out.original;
   if (input.trace_file.empty()) return out;
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(ReadTextFile(input.trace_file));
-  } catch (const nlohmann::json::parse_error& e) {
-    TT_USER_ERROR("{} is not valid JSON: {}", input.trace_file, e.what());
-  }
+  nlohmann::json doc = ParseJsonText(ReadTextFile(input.trace_file), input.trace_file);
   Trace trace = Trace::FromJson(doc);
   Schedule sch(out.original);
   try {

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "tirtune/schedule/json_text.h"
 #include "tirtune/support/error.h"
 
 namespace tirtune::model {
@@ -21,11 +22,7 @@ nlohmann::json ReadJson(const fs::path& path) {
   if (!in) TT_USER_ERROR("'{}' is missing (not a compiled model directory?)", path.string());
   std::stringstream text;
   text << in.rdbuf();
-  try {
-    return nlohmann::json::parse(text.str());
-  } catch (const nlohmann::json::exception& e) {
-    TT_USER_ERROR("'{}' is not valid JSON: {}", path.string(), e.what());
-  }
+  return ParseJsonText(text.str(), "'" + path.string() + "'");
 }
 
 int ValueIndex(const nlohmann::json& j, size_t num_values, const std::string& where) {

@@ -7,6 +7,7 @@
 #include <limits>
 #include <sstream>
 
+#include "tirtune/schedule/json_text.h"
 #include "tirtune/support/error.h"
 
 namespace tirtune::report {
@@ -194,13 +195,7 @@ BenchResults ReadBenchResults(const std::string& path) {
   if (!in) TT_USER_ERROR("{}: cannot open the benchmark results file", path);
   std::stringstream text;
   text << in.rdbuf();
-  json doc;
-  try {
-    doc = json::parse(text.str());
-  } catch (const json::parse_error& e) {
-    TT_USER_ERROR("{}: not valid JSON: {}", path, e.what());
-  }
-  return ParseBenchResults(doc, path);
+  return ParseBenchResults(ParseJsonText(text.str(), path), path);
 }
 
 }  // namespace tirtune::report

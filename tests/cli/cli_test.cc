@@ -172,6 +172,42 @@ TEST_F(Cli, BuildWritesAnObjectAndEmitsLlvm) {
   EXPECT_NE(ir.out.find("define"), std::string::npos);
 }
 
+TEST_F(Cli, ADeeplyNestedTraceIsRefusedInAFileAndSkippedInADatabase) {
+  const int kDepth = 100000;  // deep enough to overflow the stack of anything recursive
+  std::string deep = R"({"format": "tirtune-trace", "version": 1, "insts": )" +
+                     std::string(kDepth, '[') + std::string(kDepth, ']') + "}";
+  Result file = Run("schedule --workload gemm:8,8,8 --trace " + Write("deep.json", deep));
+  EXPECT_EQ(file.exit_code, 1);
+  EXPECT_NE(file.err.find("deep.json: nested deeper than 64 levels"), std::string::npos) << file.err;
+
+  std::string db = (dir_ / "t.db").string();
+  ASSERT_EQ(Run("tune --workload gemm:16,16,16 --trials 4 --trials-per-round 4 --population 16 "
+                "--db " +
+                db)
+                .exit_code,
+            0);
+  // One poisoned row, next to the good ones.
+  std::string sql = Write("poison.sql",
+                          "INSERT INTO tuning_record (workload_id, target_id, trace_hash, trace, "
+                          "status, run_secs, median_secs, error, device, program_version, "
+                          "created_at) SELECT workload_id, target_id, 'poison', '" +
+                              deep +
+                              "', 'ok', '[1e-9]', 1e-9, '', 'd', 'v', created_at FROM "
+                              "tuning_record LIMIT 1;\n");
+  ASSERT_EQ(std::system(("sqlite3 " + db + " < " + sql).c_str()), 0);
+  for (const std::string& cmd :
+       {"db best --db " + db, "db export -o " + (dir_ / "e.jsonl").string() + " --db " + db,
+        "report -o " + (dir_ / "r.html").string() + " --db " + db,
+        "tune --workload gemm:16,16,16 --trials 8 --resume "
+        "--trials-per-round 4 --population 16 --db " +
+            db}) {
+    Result r = Run(cmd);
+    EXPECT_EQ(r.exit_code, 0) << cmd << ": " << r.err;
+    EXPECT_NE(r.err.find("nested deeper than 64 levels; skipped"), std::string::npos)
+        << cmd << ": " << r.err;
+  }
+}
+
 TEST_F(Cli, TimeVerifiesAndReportsThroughput) {
   std::string trace = Write("trace.json", kTileTrace);
   Result r = Run("time --workload gemm:16,16,16 --trace " + trace +

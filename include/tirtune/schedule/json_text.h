@@ -1,0 +1,27 @@
+// Reading JSON from outside (trace files, database rows, JSON-lines, artifact manifests): nesting
+// is limited before anything is built from it, since nlohmann::json copies and prints documents
+// recursively and a trace nested 70,000 levels deep would overflow the stack; errors name the
+// document and the byte, never echo more than a few dozen characters of it. It lives with the
+// schedule library, the lowest one that speaks JSON (traces).
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace tirtune {
+
+/// Deeper nesting is refused. Nothing tirtune writes comes near it: a trace nests 5 levels.
+inline constexpr int kMaxJsonDepth = 64;
+
+/// `text` as JSON, or nullopt with the reason in `why` ("not valid JSON" or "nested deeper than
+/// 64 levels", to follow "X is") and, when given, what the parser saw in `detail` ("syntax error
+/// while parsing value - invalid literal; last read: 'tru...'" or empty).
+std::optional<nlohmann::json> TryParseJsonText(std::string_view text, std::string* why,
+                                               std::string* detail = nullptr);
+
+/// `text` as JSON; UserError "WHAT: REASON[: DETAIL]" otherwise.
+nlohmann::json ParseJsonText(std::string_view text, std::string_view what);
+
+}  // namespace tirtune
