@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "tirtune/support/error.h"
+#include "tirtune/support/sha256.h"
 
 namespace tirtune::pool {
 namespace {
@@ -157,13 +158,6 @@ std::string ResultsKey(std::string_view session) {
   return fmt::format("tirtune:results:{}", session);
 }
 std::string BlobKey(std::string_view sha) { return fmt::format("tirtune:blob:{}", sha); }
-
-std::string Sha256Hex(std::string_view bytes) {
-  InitSodium();
-  unsigned char out[crypto_hash_sha256_BYTES];
-  crypto_hash_sha256(out, reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size());
-  return Hex(std::string_view(reinterpret_cast<const char*>(out), sizeof out));
-}
 
 std::string DeviceClass::id() const { return Sha256Hex(target + "\n" + fingerprint).substr(0, 16); }
 

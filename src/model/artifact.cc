@@ -11,6 +11,7 @@
 
 #include "tirtune/schedule/json_text.h"
 #include "tirtune/support/error.h"
+#include "tirtune/support/sha256.h"
 
 namespace tirtune::model {
 namespace {
@@ -40,6 +41,29 @@ ArtifactValueKind ParseKind(const std::string& kind, const std::string& where) {
   TT_USER_ERROR("{}: unknown value kind '{}'", where, kind);
 }
 
+// Every file the manifest lists has the SHA-256 it lists: a kernel object with a flipped bit
+// must never be linked into the process.
+void CheckFiles(const std::string& dir, const nlohmann::json& files, const std::string& m) {
+  if (!files.is_object()) TT_USER_ERROR("'{}': \"files\" is not an object", m);
+  for (const auto& [name, sha] : files.items()) {
+    fs::path rel(name);
+    bool inside = !rel.is_absolute() && !rel.empty();
+    for (const fs::path& part : rel) inside = inside && part != "..";
+    if (!inside) TT_USER_ERROR("'{}': file '{}' is not inside the artifact", m, name);
+    fs::path path = fs::path(dir) / rel;
+    std::ifstream in(path, std::ios::binary);
+    if (!in) TT_USER_ERROR("'{}' is missing (the manifest lists it)", path.string());
+    std::stringstream bytes;
+    bytes << in.rdbuf();
+    if (!sha.is_string() || Sha256Hex(bytes.str()) != sha.get<std::string>()) {
+      TT_USER_ERROR(
+          "'{}' is damaged or was changed after compile: its SHA-256 is not the "
+          "manifest's; compile the model again",
+          path.string());
+    }
+  }
+}
+
 }  // namespace
 
 int64_t ArtifactValue::NumElements() const {
@@ -60,10 +84,12 @@ Artifact ReadArtifact(const std::string& dir) {
       TT_USER_ERROR("'{}' is not a tirtune model manifest (format '{}')", m,
                     manifest.value("format", ""));
     }
-    if (manifest.at("version").get<int>() != kArtifactVersion) {
-      TT_USER_ERROR("'{}' has version {}; this tirtune reads version {}", m,
-                    manifest.at("version").get<int>(), kArtifactVersion);
+    int version = manifest.at("version").get<int>();
+    if (version != 1 && version != kArtifactVersion) {
+      TT_USER_ERROR("'{}' has version {}; this tirtune reads versions 1 and {}", m, version,
+                    kArtifactVersion);
     }
+    if (version >= 2) CheckFiles(dir, manifest.at("files"), m);
     a.target = manifest.at("target").get<std::string>();
     a.weights_file = manifest.at("weights").get<std::string>();
     for (const nlohmann::json& f : manifest.at("functions")) {

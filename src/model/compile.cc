@@ -1,8 +1,13 @@
 // CompileModel: the best record (or the default schedule) of every task, lowered, compiled to an
-// object, and written with the graph and its weights as an artifact directory.
+// object, and written with the graph and its weights as an artifact directory. The directory is
+// built under a temporary name and swapped into place at the end, so that a compile that fails
+// or is killed half-way leaves the previous artifact whole.
 #include "tirtune/model/compile.h"
 
+#include <fcntl.h>
 #include <fmt/core.h>
+#include <stdio.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
@@ -17,16 +22,51 @@
 #include "tirtune/model/default_schedule.h"
 #include "tirtune/search/tune.h"
 #include "tirtune/support/error.h"
+#include "tirtune/support/sha256.h"
 
 namespace tirtune::model {
 namespace {
 
 namespace fs = std::filesystem;
 
-void WriteFile(const fs::path& path, const std::string& bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  if (!out) TT_USER_ERROR("cannot write '{}'", path.string());
+// The files of an artifact being written, and their SHA-256 for the manifest.
+class ArtifactFiles {
+ public:
+  explicit ArtifactFiles(fs::path root) : root_(std::move(root)) {}
+  void Write(const std::string& name, const std::string& bytes) {
+    fs::path path = root_ / name;
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    out.close();
+    if (!out) TT_USER_ERROR("cannot write '{}'", path.string());
+    hashes_[name] = Sha256Hex(bytes);
+  }
+  const nlohmann::json& hashes() const { return hashes_; }
+
+ private:
+  fs::path root_;
+  nlohmann::json hashes_ = nlohmann::json::object();
+};
+
+// Moves the finished `staging` directory to `dir`. An artifact already there is exchanged
+// atomically (renameat2) and then removed; a directory that is not an artifact is never replaced.
+void Publish(const fs::path& staging, const fs::path& dir) {
+  std::error_code ec;
+  if (!fs::exists(dir)) {
+    fs::rename(staging, dir, ec);
+    if (ec) TT_USER_ERROR("cannot move the artifact to '{}': {}", dir.string(), ec.message());
+    return;
+  }
+  if (renameat2(AT_FDCWD, staging.c_str(), AT_FDCWD, dir.c_str(), RENAME_EXCHANGE) != 0) {
+    // A file system without atomic exchange: the old artifact steps aside for a moment.
+    fs::path old = staging.string() + ".old";
+    fs::rename(dir, old, ec);
+    if (!ec) fs::rename(staging, dir, ec);
+    if (ec) TT_USER_ERROR("cannot move the artifact to '{}': {}", dir.string(), ec.message());
+    fs::remove_all(old, ec);
+    return;
+  }
+  fs::remove_all(staging, ec);  // now the previous artifact
 }
 
 // The lowered function of a task: its best record replayed, or the default schedule.
@@ -76,7 +116,7 @@ std::string ValueKindName(graph::ValueKind kind) {
 }
 
 // graph.json and weights.bin of the fused graph.
-void WriteGraph(const ModelTasks& model, const fs::path& dir) {
+void WriteGraph(const ModelTasks& model, ArtifactFiles& files) {
   const graph::Graph& g = model.fused;
   nlohmann::json values = nlohmann::json::array();
   std::string weights;
@@ -103,18 +143,39 @@ void WriteGraph(const ModelTasks& model, const fs::path& dir) {
   }
   nlohmann::json doc = {
       {"values", values}, {"calls", calls}, {"inputs", g.Inputs()}, {"outputs", g.outputs()}};
-  WriteFile(dir / "graph.json", doc.dump(1) + "\n");
-  WriteFile(dir / "weights.bin", weights);
+  files.Write("graph.json", doc.dump(1) + "\n");
+  files.Write("weights.bin", weights);
 }
 
 }  // namespace
 
 std::vector<CompiledTask> CompileModel(const ModelTasks& model, const std::string& dir,
                                        const CompileModelOptions& options) {
-  fs::path root(dir);
+  fs::path target_dir = fs::absolute(fs::path(dir)).lexically_normal();
+  if (target_dir.filename().empty()) target_dir = target_dir.parent_path();
   std::error_code ec;
+  // An artifact (or what is left of one) is replaced; anything else is the user's and stays.
+  bool artifact_like = fs::exists(target_dir / "manifest.json") ||
+                       fs::exists(target_dir / "graph.json") || fs::exists(target_dir / "kernels");
+  if (fs::exists(target_dir) &&
+      (!fs::is_directory(target_dir) || (!fs::is_empty(target_dir) && !artifact_like))) {
+    TT_USER_ERROR("'{}' exists and is not a compiled model; choose another output directory", dir);
+  }
+  fs::path root = target_dir.string() + fmt::format(".partial-{}", getpid());
+  fs::remove_all(root, ec);
   fs::create_directories(root / "kernels", ec);
-  if (ec) TT_USER_ERROR("cannot create the artifact directory '{}': {}", dir, ec.message());
+  if (ec)
+    TT_USER_ERROR("cannot create the artifact directory '{}': {}", root.string(), ec.message());
+  // Removes the half-written directory on a failure.
+  struct Staging {
+    fs::path path;
+    bool published = false;
+    ~Staging() {
+      std::error_code ignored;
+      if (!published) fs::remove_all(path, ignored);
+    }
+  } staging{root};
+  ArtifactFiles files(root);
 
   std::vector<CompiledTask> report;
   nlohmann::json functions = nlohmann::json::array();
@@ -130,8 +191,8 @@ std::vector<CompiledTask> CompileModel(const ModelTasks& model, const std::strin
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     r.object_file = "kernels/" + task.name + ".o";
     std::string ir_file = "kernels/" + task.name + ".tir";
-    WriteFile(root / r.object_file, object);
-    WriteFile(root / ir_file, Print(task.func.WithName(task.name)));
+    files.Write(r.object_file, object);
+    files.Write(ir_file, Print(task.func.WithName(task.name)));
     nlohmann::json f = {{"name", task.name},     {"object", r.object_file},
                         {"ir", ir_file},         {"tuned", r.tuned},
                         {"weight", task.weight}, {"workload_key", task.workload_key}};
@@ -140,12 +201,15 @@ std::vector<CompiledTask> CompileModel(const ModelTasks& model, const std::strin
     functions.push_back(std::move(f));
     report.push_back(std::move(r));
   }
-  WriteGraph(model, root);
+  WriteGraph(model, files);
   nlohmann::json manifest = {{"format", kArtifactFormat},      {"version", kArtifactVersion},
                              {"target", options.target.str()}, {"source", options.source},
                              {"graph", "graph.json"},          {"weights", "weights.bin"},
-                             {"functions", functions}};
-  WriteFile(root / "manifest.json", manifest.dump(2) + "\n");
+                             {"functions", functions},         {"files", files.hashes()}};
+  // The manifest last: a directory without one is not an artifact.
+  files.Write("manifest.json", manifest.dump(2) + "\n");
+  Publish(root, target_dir);
+  staging.published = true;
   return report;
 }
 

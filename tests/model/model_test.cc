@@ -166,11 +166,41 @@ TEST_F(ModelTest, CorruptArtifactsAreUserErrors) {
   fs::remove(art / "manifest.json");
   expect_error("manifest.json");
   CompileModel(m, art.string(), {});
-  // A graph that calls a function that does not exist.
+  // A graph changed after compile.
   std::ofstream(art / "graph.json")
       << R"({"values": [], "calls": [{"function": 7, "args": [], "output": 0}],)"
       << R"( "inputs": [], "outputs": []})";
-  expect_error("function 7");
+  expect_error("graph.json' is damaged or was changed after compile");
+  CompileModel(m, art.string(), {});
+  // A few flipped bits in a kernel object: refused before it is linked into the process.
+  {
+    std::fstream f(object, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekg(200);
+    char c = 0;
+    f.read(&c, 1);
+    f.seekp(200);
+    c = static_cast<char>(c ^ 0x5a);
+    f.write(&c, 1);
+  }
+  expect_error(".o' is damaged or was changed after compile");
+}
+
+TEST_F(ModelTest, CompilingAgainReplacesAnArtifactWholeAndNeverAStrangersDirectory) {
+  ModelTasks m = LoadOnnxModel(WriteModel(OneTask(), dir_ / "one.onnx"));
+  const fs::path art = dir_ / "art";
+  CompileModel(m, art.string(), {});
+  std::ofstream(art / "stale.txt") << "from before";
+  CompileModel(m, art.string(), {});
+  EXPECT_FALSE(fs::exists(art / "stale.txt")) << "the old artifact was not replaced whole";
+  EXPECT_NO_THROW(GraphExecutor{art.string()});
+  for (const auto& entry : fs::directory_iterator(dir_)) {
+    EXPECT_EQ(entry.path().filename().string().find(".partial"), std::string::npos) << entry.path();
+  }
+  const fs::path mine = dir_ / "my_notes";
+  fs::create_directories(mine);
+  std::ofstream(mine / "notes.txt") << "precious";
+  EXPECT_THROW(CompileModel(m, mine.string(), {}), UserError);
+  EXPECT_TRUE(fs::exists(mine / "notes.txt"));
 }
 
 TEST_F(ModelTest, DefaultScheduleInlinesParallelizesAndVectorizes) {

@@ -19,6 +19,7 @@
 
 #include "tirtune/measure/runner.h"
 #include "tirtune/measure/runner_protocol.h"
+#include "tirtune/support/sha256.h"
 
 namespace tirtune::pool {
 
@@ -29,8 +30,8 @@ std::string JobsKey(std::string_view class_id);
 std::string ResultsKey(std::string_view session);
 std::string BlobKey(std::string_view sha256_hex);
 
-/// The SHA-256 of `bytes`, as 64 lowercase hex digits.
-std::string Sha256Hex(std::string_view bytes);
+/// The SHA-256 of `bytes`, as 64 lowercase hex digits (support/sha256.h).
+using ::tirtune::Sha256Hex;
 
 /// A kind of device whose timings may be compared: the canonical target plus a fingerprint of
 /// the hardware (CPU model, its flags, the cores measured on). One job stream per class, so that

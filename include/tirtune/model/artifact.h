@@ -1,8 +1,10 @@
 // The compiled-model artifact: a directory holding
-//   manifest.json   {"format": "tirtune-model", "version": 1, "target": T, "source": ...,
+//   manifest.json   {"format": "tirtune-model", "version": 2, "target": T, "source": ...,
 //                    "functions": [{"name", "object", "ir", "tuned", "best_seconds"?, "weight",
 //                                   "workload_key", "fallback_reason"?}], "graph": "graph.json",
-//                    "weights": "weights.bin"}
+//                    "weights": "weights.bin",
+//                    "files": {PATH: SHA-256 hex} for every other file (version 2; version 1
+//                    artifacts, without it, still load)}
 //   graph.json      {"values": [{"name", "kind": "input"|"constant"|"call", "dtype", "shape",
 //                                "offset"?, "nbytes"?}],  // constants: where in weights.bin
 //                    "calls": [{"function": index into functions, "args": [value ids],
@@ -22,7 +24,7 @@
 namespace tirtune::model {
 
 inline constexpr const char* kArtifactFormat = "tirtune-model";
-inline constexpr int kArtifactVersion = 1;
+inline constexpr int kArtifactVersion = 2;
 
 struct ArtifactFunction {
   std::string name;
@@ -62,8 +64,9 @@ struct Artifact {
 };
 
 /// Reads and checks the artifact in `dir`. UserError naming the file and the problem for a
-/// missing directory or file, JSON that does not parse, another format or version, and
-/// references out of range (the objects and weights are read by GraphExecutor).
+/// missing directory or file, a file whose SHA-256 is not the manifest's (damaged or changed
+/// since compile), JSON that does not parse, another format or version, and references out of
+/// range (the objects and weights are read by GraphExecutor).
 Artifact ReadArtifact(const std::string& dir);
 
 }  // namespace tirtune::model
