@@ -299,24 +299,22 @@ std::vector<MeasureResult> RemoteRunner::Measure(const std::vector<MeasureCandid
     client_->Command({"XGROUP", "CREATE", stream, pool::kGroup, "0", "MKSTREAM"},
                      /*allow_error=*/true);
   };
-  ensure_group();
-  // The results stream exists before any result does, so that the first read starts at its
-  // beginning.
-  client_->Command({"XADD", reply_to, "*", "job", "", "status", "hello"});
-  client_->Command({"EXPIRE", reply_to, "86400"});
   last_id = "0-0";
-
-  int live = std::max(1, LiveAgentsOfClass());
+  int live = 1;
   auto last_check = Clock::now(), last_live = Clock::now();
-  bool recover = false, restarted = false;
+  // The first pass sets the streams up like a recovery does: the broker may go away at any step.
+  bool recover = true, restarted = false;
   while (finished < candidates.size()) {
     try {
       if (recover) {
-        // After a reconnect. A restarted broker forgot the jobs, the group and the results:
-        // everything outstanding is sent again; otherwise only a send that may not have arrived.
+        // At the start, and after a reconnect. The results stream exists before any result does,
+        // so that reading from its beginning sees them all. A restarted broker forgot the jobs,
+        // the group and the results: everything outstanding is sent again; otherwise only a
+        // send that may not have arrived.
         ensure_group();
         client_->Command({"XADD", reply_to, "*", "job", "", "status", "hello"});
         client_->Command({"EXPIRE", reply_to, "86400"});
+        live = std::max(1, LiveAgentsOfClass());
         if (restarted) last_id = "0-0";
         std::vector<size_t> again;
         for (const auto& [id, i] : outstanding) {

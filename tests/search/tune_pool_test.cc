@@ -1,8 +1,15 @@
 // The tuning loop on a device pool: the same Tune, handed a RemoteRunner instead of the local
-// pool, stores every trial once, with the agent's device, and resumes as usual.
+// pool, stores every trial once, with the agent's device, and resumes as usual; and it does so
+// while agents are killed at random moments and the broker is restarted.
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
 
 #include <atomic>
+#include <map>
+#include <mutex>
+#include <random>
 #include <set>
 #include <thread>
 
@@ -11,6 +18,8 @@
 #include "tirtune/measure/remote_runner.h"
 #include "tirtune/search/tune.h"
 #include "tirtune/te/workload_registry.h"
+
+extern char** environ;
 
 namespace tirtune {
 namespace {
@@ -73,6 +82,94 @@ TEST(TuneOnADevicePool, StoresEveryTrialOnceWithTheAgentsDevice) {
   EXPECT_EQ(db->Size(), 32u);
   stop.store(true);
   agent_thread.join();
+}
+
+pid_t SpawnAgent(const testing::RedisServer& redis) {
+  std::vector<std::string> args = {TIRTUNE_AGENT_BIN, "--broker", redis.url(),   "--allow-unsigned",
+                                   "--heartbeat",     "0.1",      "--ttl",       "1",
+                                   "--lease",         "0.6",      "--reconnect", "60"};
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+  pid_t pid = 0;
+  posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  return pid;
+}
+
+TEST(TuneOnADevicePool, EveryCandidateHasExactlyOneRecordWhileAgentsDieAndTheBrokerRestarts) {
+  testing::RedisServer redis;
+  ASSERT_TRUE(redis.ok()) << redis.error();
+  std::vector<pid_t> agents = {SpawnAgent(redis), SpawnAgent(redis)};
+  BrokerAddress broker = ParseBrokerUrl(redis.url());
+  {
+    RedisClient client(broker);
+    for (int i = 0; i < 500 && LiveAgents(client).size() < 2; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
+  TuneOptions options;
+  options.max_trials = 300;
+  options.trials_per_round = 60;
+  options.evolutionary.population_size = 64;
+  options.cost_model = "random";
+  RemoteRunnerConfig remote_config;
+  remote_config.broker = broker;
+  remote_config.target = CanonicalTarget(options.target.str());
+  remote_config.timer.repeat = 2;
+  remote_config.timer.min_repeat_ms = 2;
+  remote_config.no_agent_grace_s = 20;
+  std::unique_ptr<Database> db = OpenDatabase(":memory:");
+  Workload w = MakeWorkload("gemm:64,64,64");
+
+  std::atomic<bool> done{false};
+  std::atomic<int> kills{0};
+  std::mutex agents_mutex;
+  std::thread saboteur([&] {
+    std::mt19937 rng(11);
+    while (!done.load()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(300 + rng() % 300));
+      if (done.load()) break;
+      std::lock_guard<std::mutex> lock(agents_mutex);
+      size_t victim = rng() % agents.size();
+      kill(agents[victim], SIGKILL);
+      waitpid(agents[victim], nullptr, 0);
+      agents[victim] = SpawnAgent(redis);
+      if (++kills == 5) redis.Restart();
+    }
+  });
+  TuneResult result;
+  try {
+    RemoteRunner remote(remote_config);
+    result = Tune({TuneTask{w.spec, w.func, 1, w.flops}}, *db, options, remote);
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "the run failed: " << e.what();
+  }
+  done.store(true);
+  saboteur.join();
+  for (pid_t pid : agents) {
+    kill(pid, SIGKILL);
+    waitpid(pid, nullptr, 0);
+  }
+  ASSERT_EQ(result.tasks.size(), 1u);
+  EXPECT_EQ(result.tasks[0].trials, 300);
+  std::vector<TuningRecord> records = db->RecordsOf(db->FindWorkload(w.func)->id);
+  EXPECT_EQ(records.size(), 300u);
+  std::set<std::string> traces;
+  std::map<RecordStatus, int> statuses;
+  for (const TuningRecord& r : records) {
+    traces.insert(r.trace.dump());
+    ++statuses[r.status];
+    EXPECT_TRUE(r.status == RecordStatus::kOk || r.status == RecordStatus::kDeviceLost)
+        << RecordStatusName(r.status) << ": " << r.error;
+  }
+  EXPECT_EQ(traces.size(), 300u) << "a candidate was stored twice";
+  EXPECT_GE(kills.load(), 5) << "the broker was never restarted";
+  std::printf("kills %d, ok %d, device_lost %d\n", kills.load(), statuses[RecordStatus::kOk],
+              statuses[RecordStatus::kDeviceLost]);
 }
 
 }  // namespace
