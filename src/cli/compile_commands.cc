@@ -21,8 +21,11 @@
 namespace tirtune::cli {
 namespace {
 
-Target ParseTargetOrHost(const std::string& text) {
-  return text.empty() ? Target::Host() : Target::Parse(text);
+// `what` compiles CPU code: a cuda target is refused until the CUDA backend builds kernels.
+Target ParseCpuTargetOrHost(const std::string& text, std::string_view what) {
+  Target target = text.empty() ? Target::Host() : Target::Parse(text);
+  RequireCpuTarget(target, what);
+  return target;
 }
 
 struct LowerCli {
@@ -55,7 +58,7 @@ struct BuildCli {
 
 void RunBuild(const BuildCli& opts, const GlobalOptions& global) {
   LoadedFunction f = LoadFunction(opts.input);
-  Target target = ParseTargetOrHost(opts.target);
+  Target target = ParseCpuTargetOrHost(opts.target, "tirtune build");
   PrimFunc lowered = Lower(f.scheduled);
   std::string bytes;
   CompileStats stats;
@@ -107,7 +110,7 @@ void RunTime(const TimeCli& opts, const GlobalOptions& global) {
     TT_USER_ERROR("--timeout must be a positive number of seconds, got {}", opts.timeout_s);
   }
   LoadedFunction f = LoadFunction(opts.input);
-  Target target = ParseTargetOrHost(opts.target);
+  Target target = ParseCpuTargetOrHost(opts.target, "tirtune time");
   RunnerConfig local;
   local.timer = opts.timer;
   local.timeout_s = opts.timeout_s;

@@ -37,6 +37,7 @@ struct ModelCompileCli {
 void RunModelCompile(const ModelCompileCli& opts, const GlobalOptions& global) {
   model::CompileModelOptions options;
   options.target = opts.target.empty() ? Target::Host() : Target::Parse(opts.target);
+  RequireCpuTarget(options.target, "tirtune compile --model");
   options.source = opts.model;
   std::unique_ptr<Database> db;
   if (!opts.db.empty()) {

@@ -79,6 +79,7 @@ struct MachineDesc {
 };
 
 MachineDesc Describe(const Target& target) {
+  RequireCpuTarget(target, "the LLVM CPU backend");
   MachineDesc d;
   d.triple = llvm::sys::getProcessTriple();
   d.cpu = target.mcpu.empty() ? HostCpuName() : target.mcpu;
@@ -323,7 +324,7 @@ std::string HostCpuName() {
 }
 
 std::vector<std::string> TargetFeaturesMissingOnHost(const Target& target) {
-  codegen::MachineDesc d = codegen::Describe(target);
+  codegen::MachineDesc d = codegen::Describe(target.HostTarget());
   std::unique_ptr<llvm::MCSubtargetInfo> info(
       codegen::NativeTarget().createMCSubtargetInfo(d.triple, d.cpu, d.features));
   TT_ICHECK(info != nullptr, "LLVM has no subtarget for {}", target.str());

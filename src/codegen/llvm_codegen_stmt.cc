@@ -181,6 +181,10 @@ void CodeGenLLVM::VisitStmt_(const EvaluateNode* op) {
   VisitExpr(op->value);  // no side effects; dead code the optimizer removes
 }
 
+void CodeGenLLVM::VisitStmt_(const BarrierNode* /*op*/) {
+  TT_UNREACHABLE("sync_threads() reached the CPU code generator: only GPU kernels have barriers");
+}
+
 void CodeGenLLVM::VisitStmt_(const LetStmtNode* op) {
   llvm::Value* value = VisitExpr(op->value);
   ScopedVar bind(this, op->var.get(), value);

@@ -96,7 +96,9 @@ class LoadCode final : public ExprCode {
     const BufferSlot& b = *buffer_;
     if (b.data == nullptr) ThrowNotLive(b, "load", m);
     for (int l = 0; l < lanes; ++l) {
-      result[l] = ReadElement(b.data, b.kind, ElementOffset(b, idx, ndim, l, lanes, "load", m));
+      int64_t offset = ElementOffset(b, idx, ndim, l, lanes, "load", m);
+      if (b.observer != nullptr) b.observer->OnLoad(offset, m);
+      result[l] = ReadElement(b.data, b.kind, offset);
     }
   }
 
@@ -123,8 +125,9 @@ class StoreCode final : public StmtCode {
     const Scalar* v = value_->result;
     int value_step = value_->lanes == 1 ? 0 : 1;
     for (int l = 0; l < lanes_; ++l) {
-      WriteElement(b.data, b.kind, ElementOffset(b, idx, ndim, l, lanes_, "store", m),
-                   v[l * value_step]);
+      int64_t offset = ElementOffset(b, idx, ndim, l, lanes_, "store", m);
+      if (b.observer != nullptr) b.observer->OnStore(offset, m);
+      WriteElement(b.data, b.kind, offset, v[l * value_step]);
     }
   }
 

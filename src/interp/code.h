@@ -29,10 +29,35 @@ class ScalarArena {
   size_t used_ = kBlockSize;  // in the last block; full until the first block exists
 };
 
-/// State shared by all codes during a run; today only what error messages need.
+class StmtCode;
+struct Machine;
+
+/// What `sync_threads()` does. Only the GPU executor gives a machine one: it suspends the thread
+/// until every thread of its block has arrived.
+class BarrierHandler {
+ public:
+  virtual ~BarrierHandler() = default;
+  /// `barrier` numbers the barrier arrived at in the order the program was translated, so that
+  /// the programs of different threads name the same barrier by the same number.
+  virtual void Arrive(int barrier, Machine& m) = 0;
+};
+
+/// Watches the accesses of one buffer (the GPU executor's race detection on shared memory).
+class AccessObserver {
+ public:
+  virtual ~AccessObserver() = default;
+  /// `offset` is the element accessed (one call per lane).
+  virtual void OnLoad(int64_t offset, Machine& m) = 0;
+  virtual void OnStore(int64_t offset, Machine& m) = 0;
+};
+
+/// State shared by all codes during a run: what error messages need, and the GPU executor's
+/// barrier handler.
 struct Machine {
   /// Name of the innermost running block (null outside blocks).
   const std::string* block = nullptr;
+  /// Null outside the GPU executor, where a barrier is an error.
+  BarrierHandler* barrier = nullptr;
   /// " (in block "NAME")", or "" outside blocks.
   std::string Where() const;
 };
@@ -57,6 +82,8 @@ struct BufferSlot {
   bool constant_layout = false;
   /// Owns the storage of an allocated buffer while it is live.
   NDArray storage;
+  /// Told of every access when set (null: nobody watches).
+  AccessObserver* observer = nullptr;
 };
 
 /// A compiled expression. After Eval(), `result` holds `lanes` Scalars of type `dtype`. The
@@ -121,6 +148,8 @@ StmtCodePtr MakeForCode(Scalar* loop_var, const ExprCode* min, const ExprCode* e
 StmtCodePtr MakeIfCode(const ExprCode* cond, const StmtCode* then_case, const StmtCode* else_case);
 StmtCodePtr MakeEvaluateCode(const ExprCode* value);
 StmtCodePtr MakeLetStmtCode(Scalar* slot, const ExprCode* value, const StmtCode* body);
+/// `sync_threads()` number `id`: calls the machine's barrier handler; InterpError without one.
+StmtCodePtr MakeBarrierCode(int id);
 
 /// One block iterator of a BlockRealize.
 struct IterCode {

@@ -7,14 +7,14 @@
 #include "program.h"
 
 namespace tirtune {
+namespace interp {
 namespace {
-
-using interp::ParamBinding;
-using interp::Program;
 
 std::string ShapeText(const std::vector<int64_t>& shape) {
   return fmt::format("({})", fmt::join(shape, ", "));
 }
+
+}  // namespace
 
 void BindArguments(const PrimFunc& func, const Program& program, const std::vector<NDArray>& args,
                    interp::Machine& m) {
@@ -70,12 +70,14 @@ void BindArguments(const PrimFunc& func, const Program& program, const std::vect
   }
 }
 
-}  // namespace
+}  // namespace interp
+
+using interp::Program;
 
 void Interpret(const PrimFunc& func, const std::vector<NDArray>& args) {
   Program program(func);
   interp::Machine m;
-  BindArguments(func, program, args, m);
+  interp::BindArguments(func, program, args, m);
   program.body().Exec(m);
 }
 

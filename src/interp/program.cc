@@ -352,6 +352,10 @@ class Compiler : public ExprFunctor<const ExprCode*>, public StmtFunctor<const S
     return Keep(MakeEvaluateCode(VisitExpr(op->value)));
   }
 
+  const StmtCode* VisitStmt_(const BarrierNode* /*op*/) override {
+    return Keep(MakeBarrierCode(barriers_++));
+  }
+
   const StmtCode* VisitStmt_(const LetStmtNode* op) override {
     const ExprCode* value = VisitExpr(op->value);
     Scalar* slot = DefineVar(op->var);
@@ -370,6 +374,7 @@ class Compiler : public ExprFunctor<const ExprCode*>, public StmtFunctor<const S
   Program* p_;
   std::unordered_map<const VarNode*, Scalar*> vars_;
   std::vector<Scalar*> shadowed_vars_;  // per live definition: the outer slot, or null
+  int barriers_ = 0;                    // barriers translated so far: the next one's number
   std::unordered_map<const BufferNode*, BufferSlot*> buffers_;
 };
 

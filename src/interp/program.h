@@ -43,4 +43,10 @@ class Program {
   const StmtCode* body_ = nullptr;
 };
 
+/// Binds `args` to the parameters of `program` (translated from `func`): checks dtypes and
+/// shapes, binds the variables parameter extents define, points the slots at the arrays' storage.
+/// Throws InterpError for a mismatch.
+void BindArguments(const PrimFunc& func, const Program& program, const std::vector<NDArray>& args,
+                   Machine& m);
+
 }  // namespace tirtune::interp

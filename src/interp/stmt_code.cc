@@ -1,9 +1,11 @@
-// The interpreter's control statements: sequences, loops, conditionals, evaluate and let. Loops
+// The interpreter's control statements: sequences, loops, conditionals, evaluate, let and the
+// GPU barrier. Loops
 // of every kind (parallel, vectorized, unrolled, thread-bound) run serially: the oracle only
 // defines what a program computes, not how fast.
 #include <algorithm>
 
 #include "code.h"
+#include "tirtune/interp/interpreter.h"
 
 namespace tirtune::interp {
 namespace {
@@ -87,6 +89,21 @@ class LetStmtCode final : public StmtCode {
   const StmtCode* body_;
 };
 
+class BarrierCode final : public StmtCode {
+ public:
+  explicit BarrierCode(int id) : id_(id) {}
+  void Exec(Machine& m) const override {
+    if (m.barrier == nullptr) {
+      throw InterpError(
+          "sync_threads() outside a GPU kernel: a lowered GPU module runs in the GPU executor");
+    }
+    m.barrier->Arrive(id_, m);
+  }
+
+ private:
+  int id_;
+};
+
 }  // namespace
 
 StmtCodePtr MakeSeqCode(std::vector<const StmtCode*> seq) {
@@ -109,5 +126,7 @@ StmtCodePtr MakeEvaluateCode(const ExprCode* value) {
 StmtCodePtr MakeLetStmtCode(Scalar* slot, const ExprCode* value, const StmtCode* body) {
   return std::make_unique<LetStmtCode>(slot, value, body);
 }
+
+StmtCodePtr MakeBarrierCode(int id) { return std::make_unique<BarrierCode>(id); }
 
 }  // namespace tirtune::interp

@@ -176,6 +176,7 @@ void StmtVisitor::VisitStmt_(const LetStmtNode* op) {
   VisitExpr(op->value);
   VisitStmt(op->body);
 }
+void StmtVisitor::VisitStmt_(const BarrierNode* /*op*/) {}
 void StmtVisitor::VisitStmt_(const AllocateNode* op) {
   VisitBuffer(op->buffer);
   VisitStmt(op->body);
@@ -272,6 +273,8 @@ Stmt StmtMutator::VisitStmt_(const LetStmtNode* op) {
   if (v.same_as(op->value) && body.same_as(op->body)) return GetStmtRef(op);
   return MakeLetStmt(op->var, std::move(v), std::move(body));
 }
+
+Stmt StmtMutator::VisitStmt_(const BarrierNode* op) { return GetStmtRef(op); }
 
 Stmt StmtMutator::VisitStmt_(const AllocateNode* op) {
   Buffer b = VisitBuffer(op->buffer);

@@ -11,13 +11,13 @@
 namespace tirtune {
 namespace {
 
-constexpr std::array<std::string_view, 40> kReservedWords = {
+constexpr std::array<std::string_view, 41> kReservedWords = {
     "and",       "or",       "not",       "if",         "else",      "elif",           "for",
     "in",        "with",     "def",       "True",       "False",     "None",           "inf",
     "nan",       "range",    "parallel",  "vectorized", "unroll",    "thread_binding", "block",
     "init",      "axis",     "where",     "reads",      "writes",    "alloc_buffer",   "block_attr",
     "func_attr", "evaluate", "let",       "allocate",   "select",    "cast",           "min",
-    "max",       "ramp",     "broadcast", "Buffer",     "prim_func",
+    "max",       "ramp",     "broadcast", "Buffer",     "prim_func", "sync_threads",
 };
 
 bool IsReserved(const std::string& name) {

@@ -207,6 +207,7 @@ Stmt TextParser::ParseStmt() {
       if (second.IsPunct("[")) return ParseStore();
       if (second.IsPunct("(")) {
         if (first.text == "evaluate") return ParseEvaluate();
+        if (first.text == "sync_threads") return ParseBarrier();
         if (first.text == "where" || first.text == "reads" || first.text == "writes" ||
             first.text == "block_attr") {
           Fail(first, fmt::format("'{}(...)' belongs in a block header, before the block body",
@@ -348,6 +349,14 @@ Stmt TextParser::ParseStore() {
                              name.text, buffer->dtype.str()));
   }
   return MakeBufferStore(buffer, stored, std::move(indices));
+}
+
+Stmt TextParser::ParseBarrier() {
+  ExpectKeyword("sync_threads");
+  ExpectPunct("(");
+  ExpectPunct(")");
+  ExpectNewline();
+  return MakeBarrier();
 }
 
 Stmt TextParser::ParseEvaluate() {

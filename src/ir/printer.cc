@@ -133,6 +133,8 @@ void IRPrinter::PrintStmt(const Stmt& stmt, int indent) {
       const auto* eval = static_cast<const EvaluateNode*>(stmt.get());
       return Line(indent, "evaluate(" + ExprText(eval->value) + ")", IsMarked(eval));
     }
+    case NodeKind::kBarrier:
+      return Line(indent, "sync_threads()", IsMarked(stmt.get()));
     case NodeKind::kLetStmt: {
       const auto* let = static_cast<const LetStmtNode*>(stmt.get());
       std::string value = ExprText(let->value);

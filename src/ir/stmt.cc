@@ -125,6 +125,8 @@ Stmt MakeIfThenElse(Expr condition, Stmt then_case, Stmt else_case) {
   return Stmt(ObjectPtr<const StmtNode>(n));
 }
 
+Stmt MakeBarrier() { return Stmt(ObjectPtr<const StmtNode>(MakeObject<BarrierNode>())); }
+
 Stmt MakeEvaluate(Expr value) {
   auto n = MakeObject<EvaluateNode>();
   n->value = std::move(value);

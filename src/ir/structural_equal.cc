@@ -415,6 +415,8 @@ bool StructuralComparator::StmtEq(const Stmt& a, const Stmt& b) {
       return Exprs("value", {x->value}, {y->value}) && DefineVar(x->var, y->var) &&
              OptionalStmt("body", x->body, y->body);
     }
+    case NodeKind::kBarrier:
+      return true;
     case NodeKind::kAllocate: {
       const auto* x = static_cast<const AllocateNode*>(a.get());
       const auto* y = static_cast<const AllocateNode*>(b.get());

@@ -116,6 +116,7 @@ class TextParser {
   Stmt ParseAllocate();
   Stmt ParseStore();
   Stmt ParseEvaluate();
+  Stmt ParseBarrier();
 
   // ---- Keyword arguments, annotations, buffer declarations (parser.cc) ----
   /// Parses `, key=value` pairs until the next token is not a comma. Keys must be among `order`,

@@ -20,9 +20,13 @@
 // allocation stays above the loop. A parallel loop is the exception: its iterations must not
 // depend on each other anyway, and an allocation shared by them would be a data race, so the
 // allocation always moves into it. It never moves into unrolled or vectorized loops, which later
-// passes expand. A dimension keeps its full extent when the accessed extent is not bounded by a
-// constant smaller than it. Strides are padded as storage_align requested (storage_align.cc) for
-// the compacted shape; a buffer declared with explicit strides keeps them.
+// passes expand. Thread-bound loops keep every allocation above them on the CPU; for a GPU
+// (AllocationPlacement::kGpu), where their iterations are threads, shared and local buffers move
+// into blockIdx loops (one copy per block), local buffers into threadIdx and vthread loops (one
+// per thread) and shared buffers stay above those (one per block, whichever thread touches it). A
+// dimension keeps its full extent when the accessed extent is not bounded by a constant smaller
+// than it. Strides are padded as storage_align requested (storage_align.cc) for the compacted
+// shape; a buffer declared with explicit strides keeps them.
 #include <optional>
 #include <unordered_set>
 
@@ -159,7 +163,8 @@ class AccessOffsetter : public StmtMutator {
 
 class AllocationCompactor : public StmtMutator {
  public:
-  explicit AllocationCompactor(const StorageAlignRequests& align) : align_(align) {}
+  AllocationCompactor(const StorageAlignRequests& align, AllocationPlacement placement)
+      : align_(align), placement_(placement) {}
   using StmtMutator::VisitStmt_;
 
   Stmt VisitStmt_(const ForNode* op) override {
@@ -196,7 +201,8 @@ class AllocationCompactor : public StmtMutator {
       // A parallel loop whose iterations shared elements of the buffer would race, unless
       // no value flows between them; then each iteration may as well have its own copy.
       bool movable = loop->for_kind == ForKind::kParallel ||
-                     (loop->for_kind == ForKind::kSerial && IterationPrivate(buffer, loop));
+                     (loop->for_kind == ForKind::kSerial && IterationPrivate(buffer, loop)) ||
+                     (loop->for_kind == ForKind::kThreadBinding && MovesIntoThreads(buffer, loop));
       if (!movable || UsesBuffer(loop->min, b) || UsesBuffer(loop->extent, b)) {
         return AllocateHere(buffer, s);
       }
@@ -222,6 +228,21 @@ class AllocationCompactor : public StmtMutator {
       return MakeAllocate(alloc->buffer, Sink(buffer, alloc->body));
     }
     return AllocateHere(buffer, s);
+  }
+
+  // Whether a GPU allocation moves into a thread-bound loop (see the file comment).
+  bool MovesIntoThreads(const Buffer& buffer, const ForNode* loop) const {
+    if (placement_ != AllocationPlacement::kGpu) return false;
+    bool block_axis = loop->thread_tag.rfind("blockIdx.", 0) == 0;
+    switch (buffer->scope) {
+      case StorageScope::kLocal:
+        return true;
+      case StorageScope::kShared:
+        return block_axis;
+      case StorageScope::kGlobal:
+        return false;
+    }
+    return false;
   }
 
   // An analyzer that knows the ranges of the loops around the current position.
@@ -297,13 +318,15 @@ class AllocationCompactor : public StmtMutator {
   }
 
   const StorageAlignRequests& align_;
+  AllocationPlacement placement_;
   std::vector<const ForNode*> enclosing_;
 };
 
 }  // namespace
 
-PrimFunc CompactBufferAllocations(const PrimFunc& func, const StorageAlignRequests& align) {
-  return func.WithBody(AllocationCompactor(align).VisitStmt(func->body));
+PrimFunc CompactBufferAllocations(const PrimFunc& func, const StorageAlignRequests& align,
+                                  AllocationPlacement placement) {
+  return func.WithBody(AllocationCompactor(align, placement).VisitStmt(func->body));
 }
 
 }  // namespace tirtune

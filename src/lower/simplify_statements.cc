@@ -1,8 +1,8 @@
 // SimplifyStatements: every expression is simplified under the ranges of the loops around it,
 // and the statements that decide nothing are removed: an `if` whose condition is provably true or
-// false keeps only the branch that runs, a loop of extent 1 (without annotations) is replaced by
-// its body at the loop's min, a loop of extent 0 and an allocation nobody uses disappear, and
-// no-op `evaluate`s are dropped from sequences.
+// false keeps only the branch that runs, a loop of extent 1 (without annotations, not thread-bound)
+// is replaced by its body at the loop's min, a loop of extent 0 and an allocation nobody uses
+// disappear, and no-op `evaluate`s are dropped from sequences.
 //
 //   for i in range(4):                           for i in range(4):
 //     for j in range(1):                             B[i * 2 + 1] = A[i]
@@ -35,7 +35,9 @@ class StatementSimplifier : public StmtMutator {
     Expr extent = VisitExpr(op->extent);
     const int64_t* n = AsConstInt(extent);
     if (n != nullptr && *n <= 0) return NoOp();
-    if (n != nullptr && *n == 1 && op->annotations.empty()) {
+    // A thread-bound loop of extent 1 stays: it makes a kernel of what is under it.
+    if (n != nullptr && *n == 1 && op->annotations.empty() &&
+        op->for_kind != ForKind::kThreadBinding) {
       return VisitStmt(Substitute(op->body, VarMap{{op->loop_var.get(), min}}));
     }
     analyzer_.Bind(op->loop_var, Range{min, extent});

@@ -104,6 +104,22 @@ TEST(CodegenObject, LoadedObjectMatchesTheJitAndTheInterpreter) {
   EXPECT_EQ(Bytes(a), Bytes(b));
 }
 
+TEST(CodegenObject, ACudaTargetIsRefusedWithAClearMessage) {
+  PrimFunc f = ParsePrimFunc(kKernelText);
+  Target cuda = Target::Parse("cuda -arch=sm_90");
+  for (auto compile : {+[](const PrimFunc&g, const Target&t) { JitCompile(g, t); },
+                       +[](const PrimFunc&g, const Target&t) { EmitObject(g, t); }}) {
+    try {
+      compile(f, cuda);
+      ADD_FAILURE() << "no error";
+    } catch (const UserError& e) {
+      EXPECT_NE(std::string(e.what()).find("the LLVM CPU backend needs a CPU target"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+}
+
 TEST(CodegenObject, SameNameLoadedTwiceCoexists) {
   PrimFunc plus_one = ParsePrimFunc(R"(
 @prim_func

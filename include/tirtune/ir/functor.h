@@ -119,7 +119,8 @@ class StmtFunctor {
   R VisitStmt_(const IfThenElseNode* op) override;   \
   R VisitStmt_(const EvaluateNode* op) override;     \
   R VisitStmt_(const LetStmtNode* op) override;      \
-  R VisitStmt_(const AllocateNode* op) override;
+  R VisitStmt_(const AllocateNode* op) override;     \
+  R VisitStmt_(const BarrierNode* op) override;
 
 /// Walks every sub-expression.
 class ExprVisitor : public ExprFunctor<void> {

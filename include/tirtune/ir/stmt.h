@@ -14,7 +14,7 @@ namespace tirtune {
 /// Base of all statement nodes.
 class StmtNode : public Object {
  public:
-  static bool IsKind(NodeKind k) { return k >= NodeKind::kFor && k <= NodeKind::kAllocate; }
+  static bool IsKind(NodeKind k) { return k >= NodeKind::kFor && k <= NodeKind::kBarrier; }
 
  protected:
   explicit StmtNode(NodeKind kind) : Object(kind) {}
@@ -161,6 +161,15 @@ class AllocateNode : public StmtNode {
   TT_STMT_KIND(Allocate)
 };
 
+/// `sync_threads()`: every thread of a GPU block waits here until all have arrived, and what any
+/// of them wrote to shared memory before it is visible to all after it (CUDA's __syncthreads).
+/// Only the lowered GPU form has barriers (InsertBarriers puts them there).
+class BarrierNode : public StmtNode {
+ public:
+  BarrierNode() : StmtNode(kKind) {}
+  TT_STMT_KIND(Barrier)
+};
+
 // ---- Factories. They check invariants and throw InternalError on misuse. ----
 
 Stmt MakeFor(Var loop_var, Expr min, Expr extent, ForKind kind, Stmt body,
@@ -176,6 +185,7 @@ Stmt MakeIfThenElse(Expr condition, Stmt then_case, Stmt else_case = Stmt());
 Stmt MakeEvaluate(Expr value);
 Stmt MakeLetStmt(Var var, Expr value, Stmt body);
 Stmt MakeAllocate(Buffer buffer, Stmt body);
+Stmt MakeBarrier();
 
 /// Copy-and-modify helpers: each returns a new node differing only in the named field.
 Stmt WithBody(const ForNode* loop, Stmt body);

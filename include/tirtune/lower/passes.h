@@ -35,10 +35,19 @@ PrimFunc LowerInitBlocks(const PrimFunc& func);
 /// (convert_blocks_to_loops.cc).
 PrimFunc ConvertBlocksToLoops(const PrimFunc& func);
 
+/// Where CompactBufferAllocations may place allocations relative to thread-bound loops.
+enum class AllocationPlacement : uint8_t {
+  /// Above every thread-bound loop (the CPU runs them as serial loops).
+  kCpu,
+  /// Shared and local buffers into blockIdx loops, local buffers into threadIdx/vthread loops.
+  kGpu,
+};
+
 /// Loop form: moves each Allocate down to the lowest common ancestor of its uses and shrinks the
 /// buffer to the region accessed there, with strides padded as `align` asks
 /// (compact_buffer_allocations.cc).
-PrimFunc CompactBufferAllocations(const PrimFunc& func, const StorageAlignRequests& align = {});
+PrimFunc CompactBufferAllocations(const PrimFunc& func, const StorageAlignRequests& align = {},
+                                  AllocationPlacement placement = AllocationPlacement::kCpu);
 
 /// Loop form: every buffer, parameters included, becomes one-dimensional
 /// (flatten_buffers.cc).

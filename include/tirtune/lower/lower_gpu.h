@@ -1,0 +1,60 @@
+// GPU lowering: turns a scheduled PrimFunc in block form whose loops are bound to GPU thread axes
+// into the lowered GPU form (ir/gpu_module.h), as a fixed recipe of passes
+// (src/lower/lower_gpu_pipeline.cc).
+//
+// The lowered GPU form (the contract between GPU lowering, the GPU-semantics executor and the
+// CUDA code generator):
+//  - the host part is the module: its parameters (one-dimensional, in the function's order), the
+//    global intermediates it allocates, and its kernels, launched one after the other in order;
+//    nothing else runs on the host;
+//  - a kernel has constant launch dimensions within the target's limits (threads per block,
+//    block and grid extents per axis) and reads blockIdx/threadIdx through its index variables;
+//    its body holds no Block, BlockRealize or thread-bound loop (each thread-bound loop was
+//    replaced by its axis's index variable, vthread loops by serial loops);
+//  - every buffer is one-dimensional; the body accesses only the kernel's params (global), its
+//    shared buffers (declared by the kernel, at most the target's static shared memory in all)
+//    and `local` buffers it allocates itself with Allocate nodes of constant size, one copy per
+//    thread;
+//  - loops are serial or unrolled (constant extent); vectorized loops became vector statements
+//    as on the CPU (lower.h);
+//  - a `sync_threads()` statement (Barrier) separates every write of a shared buffer from a later
+//    read or write of the same buffer by the code that follows it, including across the back
+//    edge of a loop; barriers stand only where every thread of a block reaches them (never under
+//    a condition, a loop bound or a let that depends on threadIdx);
+//  - index arithmetic is int64 and simplified.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "tirtune/ir/gpu_module.h"
+#include "tirtune/lower/gpu_limits.h"
+#include "tirtune/lower/lower.h"
+
+namespace tirtune {
+
+/// Runs the GPU lowering recipe for a device with `limits` (Target::gpu for a cuda target).
+/// Throws UserError when the schedule cannot run on a GPU (see VerifyThreadBinding), naming what
+/// is wrong.
+GpuModule LowerGpu(const PrimFunc& func, const GpuLimits& limits, const LowerOptions& options = {});
+
+// ---- The GPU passes, one per file in src/lower/, public so that tests can run them alone. ----
+
+/// Loop form (flattened): the reasons `func` cannot be split into kernels for `limits`, one
+/// message each; empty when it can (verify_thread_binding.cc).
+std::vector<std::string> VerifyThreadBinding(const PrimFunc& func, const GpuLimits& limits);
+
+/// Loop form that passed VerifyThreadBinding: each outermost thread-bound loop nest becomes a
+/// kernel with its launch dimensions and thread-bound loops replaced by the index variables;
+/// global allocations around them become the module's intermediates (split_host_device.cc).
+GpuModule SplitHostDevice(const PrimFunc& func);
+
+/// A kernel's shared allocations move out of its body into GpuKernel::shared (throws UserError
+/// when they exceed `limits`); local allocations stay, checked to be of constant size
+/// (plan_gpu_allocations.cc).
+GpuKernel PlanGpuAllocations(const GpuKernel& kernel, const GpuLimits& limits);
+
+/// Inserts the barriers the contract above asks for (insert_barriers.cc).
+GpuKernel InsertBarriers(const GpuKernel& kernel);
+
+}  // namespace tirtune

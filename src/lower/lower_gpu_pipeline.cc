@@ -1,0 +1,40 @@
+// The GPU lowering recipe: the CPU recipe's passes up to the loop form (minus the CPU's storage
+// planning and parallel loops), then the GPU passes of lower_gpu.h, from a scheduled function in
+// block form to the lowered GPU form.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "tirtune/lower/lower_gpu.h"
+#include "tirtune/lower/passes.h"
+#include "tirtune/support/error.h"
+
+namespace tirtune {
+
+GpuModule LowerGpu(const PrimFunc& func, const GpuLimits& limits, const LowerOptions& options) {
+  // Block form to loop form, as for the CPU: inits, blocks to loops, compaction, flattening.
+  StorageAlignRequests align = CollectStorageAlign(func);
+  PrimFunc f = LowerInitBlocks(func);
+  f = ConvertBlocksToLoops(f);
+  f = CompactBufferAllocations(f, align, AllocationPlacement::kGpu);
+  f = FlattenBuffers(f);
+  f = SimplifyStatements(f);
+  // Unrolled loops are expanded and vectorized loops become vector statements; thread-bound
+  // loops are left alone by both.
+  f = UnrollLoops(f, options);
+  f = SimplifyStatements(f);
+  f = VectorizeLoops(f);
+  // Kernels: checked against the target, split off the host, shared memory declared per block,
+  // barriers where threads hand data to each other through it.
+  std::vector<std::string> problems = VerifyThreadBinding(f, limits);
+  if (!problems.empty()) {
+    TT_USER_ERROR("{} cannot run on the GPU:\n  {}", func->name, fmt::join(problems, "\n  "));
+  }
+  GpuModule module = SplitHostDevice(f);
+  for (GpuKernel& kernel : module.kernels) {
+    kernel = PlanGpuAllocations(kernel, limits);
+    kernel = InsertBarriers(kernel);
+  }
+  return module;
+}
+
+}  // namespace tirtune

@@ -1,0 +1,447 @@
+// GPU lowering and the GPU-semantics executor: hand-written GPU schedules (bind, split, shared
+// and local caches) of an elementwise operator, a reduction and GEMM lower to kernels that give
+// the interpreter's numbers when every thread runs phase by phase; each GPU pass on its own; the
+// schedules a GPU cannot run are refused with a message that says why; and planted mistakes (a
+// missing barrier, a barrier only some threads reach) are caught by the executor.
+#include <gtest/gtest.h>
+
+#include "gpu_check.h"
+#include "lower_check.h"
+#include "tirtune/ir/functor.h"
+#include "tirtune/ir/op.h"
+#include "tirtune/schedule/schedule.h"
+#include "tirtune/te/create_prim_func.h"
+#include "tirtune/te/tensor.h"
+#include "tirtune/te/workload_registry.h"
+
+namespace tirtune::testing {
+namespace {
+
+std::vector<Expr> Shape(std::vector<int64_t> dims) {
+  std::vector<Expr> out;
+  for (int64_t d : dims) out.push_back(IntImm(DataType::Index(), d));
+  return out;
+}
+
+SplitFactor F(int64_t n) { return SplitFactor(n); }
+const SplitFactor kInfer = std::monostate{};
+
+const GpuLimits kSm90 = GpuLimits();
+
+// B[i, j] = A[i, j] * 2 + 1 over 64 x 32.
+PrimFunc Elementwise() {
+  te::Tensor a = te::Placeholder(Shape({64, 32}), DataType::Float(32), "A");
+  te::Tensor b = te::Compute(
+      Shape({64, 32}), {"i", "j"},
+      [&](const std::vector<Var>& v) {
+        return a(v[0], v[1]) * FloatImm(DataType::Float(32), 2.0) +
+               FloatImm(DataType::Float(32), 1.0);
+      },
+      "B");
+  return te::CreatePrimFunc({a, b}, "scale");
+}
+
+// B[i] = sum_k A[i, k] over 64 x 48.
+PrimFunc RowSum() {
+  te::Tensor a = te::Placeholder(Shape({64, 48}), DataType::Float(32), "A");
+  IterVar k = te::ReduceAxis(IntImm(DataType::Index(), 48), "k");
+  te::Tensor b = te::Compute(
+      Shape({64}), {"i"}, [&](const std::vector<Var>& v) { return te::Sum(a(v[0], k.var), {k}); },
+      "B");
+  return te::CreatePrimFunc({a, b}, "row_sum");
+}
+
+int ReadIndex(Schedule& sch, BlockRV block, const std::string& buffer) {
+  const auto& reads = sch.Get(block)->block->reads;
+  for (size_t i = 0; i < reads.size(); ++i) {
+    if (reads[i].buffer->name == buffer) return static_cast<int>(i);
+  }
+  ADD_FAILURE() << "block reads no " << buffer;
+  return 0;
+}
+
+// GEMM 64 x 64 x 64, 16 blocks of 16 threads, each thread a 4 x 4 tile of C accumulated in
+// local memory; per 8-wide slice of k the block's tiles of A and B are fetched into shared memory
+// by all 16 threads together; the accumulator is written back by the thread that computed it.
+PrimFunc ScheduledGemm(bool with_shared = true) {
+  Schedule sch(MakeWorkload("gemm:64,64,64").func);
+  BlockRV c = sch.GetBlock("C");
+  BlockRV write_back = sch.CacheWrite(c, /*write_index=*/0, StorageScope::kLocal);
+  std::vector<LoopRV> loops = sch.GetLoops(c);
+  std::vector<LoopRV> is = sch.Split(loops[0], {F(4), F(4), F(4)});
+  std::vector<LoopRV> js = sch.Split(loops[1], {F(4), F(4), F(4)});
+  std::vector<LoopRV> ks = sch.Split(loops[2], {F(8), F(8)});
+  sch.Reorder({is[0], js[0], ks[0], is[1], js[1], ks[1], is[2], js[2]});
+  LoopRV bx = sch.Fuse({is[0], js[0]});
+  LoopRV tx = sch.Fuse({is[1], js[1]});
+  sch.Bind(bx, "blockIdx.x");
+  sch.Bind(tx, "threadIdx.x");
+  // The write-back under the block, each thread taking the 4 x 4 tile it accumulated.
+  sch.ReverseComputeAt(write_back, bx);
+  std::vector<LoopRV> w = sch.GetLoops(write_back);  // bx, ax0 (16), ax1 (16)
+  std::vector<LoopRV> wi = sch.Split(w[1], {F(4), F(4)});
+  std::vector<LoopRV> wj = sch.Split(w[2], {F(4), F(4)});
+  sch.Reorder({wi[0], wj[0], wi[1], wj[1]});
+  sch.Bind(sch.Fuse({wi[0], wj[0]}), "threadIdx.x");
+  if (!with_shared) return sch.func();
+  for (const char* input : {"A", "B"}) {
+    BlockRV cache = sch.CacheRead(c, ReadIndex(sch, c, input), StorageScope::kShared);
+    sch.ComputeAt(cache, ks[0]);
+    std::vector<LoopRV> cl = sch.GetLoops(cache);  // bx, k0, ax0, ax1
+    LoopRV fused = sch.Fuse({cl[2], cl[3]});
+    sch.Bind(sch.Split(fused, {kInfer, F(16)})[1], "threadIdx.x");
+  }
+  return sch.func();
+}
+
+int CountBarriers(const Stmt& s) {
+  int n = 0;
+  PreOrderVisit(s, [&](const Object* node) {
+    n += node->kind() == NodeKind::kBarrier;
+    return true;
+  });
+  return n;
+}
+
+// Removes every barrier: the planted mistake the executor must catch.
+class BarrierRemover : public StmtMutator {
+ public:
+  using StmtMutator::VisitStmt_;
+  Stmt VisitStmt_(const BarrierNode* /*op*/) override { return MakeEvaluate(Bool(true)); }
+};
+
+TEST(LowerGpu, ElementwiseSplitAcrossBlocksAndThreadsGivesTheInterpretersNumbers) {
+  PrimFunc f = Elementwise();
+  Schedule sch(f);
+  std::vector<LoopRV> loops = sch.GetLoops(sch.GetBlock("B"));
+  LoopRV fused = sch.Fuse(loops);
+  std::vector<LoopRV> parts = sch.Split(fused, {kInfer, F(128)});
+  sch.Bind(parts[0], "blockIdx.x");
+  sch.Bind(parts[1], "threadIdx.x");
+  GpuModule module = LowerGpu(sch.func(), kSm90);
+  ASSERT_EQ(module.kernels.size(), 1u);
+  const GpuKernel& k = module.kernels[0];
+  EXPECT_EQ(k.name, "scale_kernel0");
+  EXPECT_EQ(k.grid, (std::array<int64_t, 3>{16, 1, 1}));
+  EXPECT_EQ(k.block, (std::array<int64_t, 3>{128, 1, 1}));
+  EXPECT_EQ(k.params.size(), 2u);
+  EXPECT_TRUE(k.shared.empty());
+  EXPECT_EQ(CountBarriers(k.body), 0);
+  EXPECT_EQ(CompareWithInterpreter(f, module), "");
+}
+
+TEST(LowerGpu, TwoDimensionalLaunchWithVthreadsGivesTheInterpretersNumbers) {
+  PrimFunc f = Elementwise();
+  Schedule sch(f);
+  std::vector<LoopRV> loops = sch.GetLoops(sch.GetBlock("B"));
+  std::vector<LoopRV> is = sch.Split(loops[0], {F(4), F(2), F(8)});
+  std::vector<LoopRV> js = sch.Split(loops[1], {F(2), F(16)});
+  sch.Reorder({is[0], js[0], is[1], is[2], js[1]});
+  sch.Bind(is[0], "blockIdx.y");
+  sch.Bind(js[0], "blockIdx.x");
+  sch.Bind(is[1], "vthread.x");
+  sch.Bind(is[2], "threadIdx.y");
+  sch.Bind(js[1], "threadIdx.x");
+  GpuModule module = LowerGpu(sch.func(), kSm90);
+  ASSERT_EQ(module.kernels.size(), 1u);
+  EXPECT_EQ(module.kernels[0].grid, (std::array<int64_t, 3>{2, 4, 1}));
+  EXPECT_EQ(module.kernels[0].block, (std::array<int64_t, 3>{16, 8, 1}));
+  EXPECT_EQ(CompareWithInterpreter(f, module), "");
+}
+
+TEST(LowerGpu, ReductionPerThreadGivesTheInterpretersNumbers) {
+  PrimFunc f = RowSum();
+  Schedule sch(f);
+  BlockRV b = sch.GetBlock("B");
+  BlockRV write_back = sch.CacheWrite(b, /*write_index=*/0, StorageScope::kLocal);
+  std::vector<LoopRV> loops = sch.GetLoops(b);
+  std::vector<LoopRV> is = sch.Split(loops[0], {kInfer, F(32)});
+  sch.Bind(is[0], "blockIdx.x");
+  sch.Bind(is[1], "threadIdx.x");
+  sch.ReverseComputeAt(write_back, is[1]);
+  GpuModule module = LowerGpu(sch.func(), kSm90);
+  ASSERT_EQ(module.kernels.size(), 1u);
+  EXPECT_EQ(module.kernels[0].block[0], 32);
+  EXPECT_EQ(CompareWithInterpreter(f, module), "");
+}
+
+TEST(LowerGpu, GemmWithSharedTilesAndALocalAccumulatorGivesTheInterpretersNumbers) {
+  PrimFunc f = MakeWorkload("gemm:64,64,64").func;
+  GpuModule module = LowerGpu(ScheduledGemm(), kSm90);
+  ASSERT_EQ(module.kernels.size(), 1u);
+  const GpuKernel& k = module.kernels[0];
+  EXPECT_EQ(k.grid, (std::array<int64_t, 3>{16, 1, 1}));
+  EXPECT_EQ(k.block, (std::array<int64_t, 3>{16, 1, 1}));
+  ASSERT_EQ(k.shared.size(), 2u) << PrintGpuModule(module);
+  EXPECT_EQ(k.SharedBytes(), 2 * 16 * 8 * 4);
+  // One barrier between the fetch and the multiply, one before the next slice's fetch.
+  EXPECT_EQ(CountBarriers(k.body), 2) << PrintGpuModule(module);
+  EXPECT_EQ(CompareWithInterpreter(f, module), "") << PrintGpuModule(module);
+}
+
+TEST(LowerGpu, GemmWithoutSharedMemoryNeedsNoBarrier) {
+  PrimFunc f = MakeWorkload("gemm:64,64,64").func;
+  GpuModule module = LowerGpu(ScheduledGemm(/*with_shared=*/false), kSm90);
+  ASSERT_EQ(module.kernels.size(), 1u);
+  EXPECT_EQ(CountBarriers(module.kernels[0].body), 0);
+  EXPECT_EQ(CompareWithInterpreter(f, module), "");
+}
+
+TEST(LowerGpu, StagesBoundApartBecomeKernelsWithAGlobalIntermediate) {
+  te::Tensor a = te::Placeholder(Shape({256}), DataType::Float(32), "A");
+  te::Tensor t = te::Compute(
+      Shape({256}), {"i"},
+      [&](const std::vector<Var>& v) { return a(v[0]) + FloatImm(DataType::Float(32), 1.0); }, "T");
+  te::Tensor b = te::Compute(
+      Shape({256}), {"i"},
+      [&](const std::vector<Var>& v) { return t(IntImm(DataType::Index(), 255) - v[0]) * t(v[0]); },
+      "B");
+  PrimFunc f = te::CreatePrimFunc({a, b}, "two_stages");
+  Schedule sch(f);
+  for (const char* name : {"T", "B"}) {
+    std::vector<LoopRV> parts = sch.Split(sch.GetLoops(sch.GetBlock(name))[0], {kInfer, F(64)});
+    sch.Bind(parts[0], "blockIdx.x");
+    sch.Bind(parts[1], "threadIdx.x");
+  }
+  GpuModule module = LowerGpu(sch.func(), kSm90);
+  ASSERT_EQ(module.kernels.size(), 2u);
+  ASSERT_EQ(module.global_allocs.size(), 1u);
+  EXPECT_EQ(module.global_allocs[0]->name, "T");
+  EXPECT_EQ(module.kernels[1].name, "two_stages_kernel1");
+  EXPECT_EQ(CompareWithInterpreter(f, module), "");
+}
+
+TEST(GpuExecutor, AMissingBarrierIsARaceOnSharedMemory) {
+  GpuModule module = LowerGpu(ScheduledGemm(), kSm90);
+  module.kernels[0].body = BarrierRemover().VisitStmt(module.kernels[0].body);
+  try {
+    ExecuteWithRandomInputs(module, 7);
+    FAIL() << "no race reported";
+  } catch (const GpuRaceError& e) {
+    std::string what = e.what();
+    EXPECT_NE(what.find("race on shared buffer"), std::string::npos) << what;
+    EXPECT_NE(what.find("block (0, 0, 0) of kernel gemm_kernel0"), std::string::npos) << what;
+    EXPECT_NE(what.find("since the last sync_threads()"), std::string::npos) << what;
+  }
+}
+
+TEST(GpuExecutor, OnlyTheBackEdgeBarrierMissingIsARaceToo) {
+  GpuModule module = LowerGpu(ScheduledGemm(), kSm90);
+  // Keep the first barrier of the k-loop, drop the one at its end.
+  class DropLastBarrier : public StmtMutator {
+   public:
+    using StmtMutator::VisitStmt_;
+    Stmt VisitStmt_(const SeqStmtNode* op) override {
+      Stmt visited = StmtMutator::VisitStmt_(op);
+      const auto* seq = visited.as<SeqStmtNode>();
+      if (seq == nullptr || seq->seq.back()->kind() != NodeKind::kBarrier) return visited;
+      std::vector<Stmt> kept(seq->seq.begin(), seq->seq.end() - 1);
+      return MakeSeq(kept);
+    }
+  };
+  module.kernels[0].body = DropLastBarrier().VisitStmt(module.kernels[0].body);
+  ASSERT_EQ(CountBarriers(module.kernels[0].body), 1);
+  EXPECT_THROW(ExecuteWithRandomInputs(module, 7), GpuRaceError);
+}
+
+TEST(GpuExecutor, ABarrierOnlySomeThreadsReachIsDivergence) {
+  GpuModule module = LowerGpu(ScheduledGemm(), kSm90);
+  GpuKernel& k = module.kernels[0];
+  Expr half = MakeBinary(NodeKind::kLT, k.thread_idx[0], IntImm(DataType::Index(), 8));
+  k.body = MakeSeq({MakeIfThenElse(half, MakeBarrier()), k.body});
+  try {
+    ExecuteWithRandomInputs(module, 7);
+    FAIL() << "no divergence reported";
+  } catch (const GpuRaceError& e) {
+    EXPECT_NE(std::string(e.what()).find("barrier divergence in block (0, 0, 0)"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(GpuExecutor, ABarrierOutsideTheExecutorIsAnInterpError) {
+  PrimFunc f = ParseFunc(R"(@prim_func
+def f(A: Buffer((4,), float32)):
+    A[0] = 1.0
+    sync_threads()
+)");
+  EXPECT_EQ(Print(ParseFunc(Print(f))), Print(f));
+  EXPECT_THROW(InterpretWithRandomInputs(f, 1), InterpError);
+}
+
+// ---- The passes one at a time, on loop-form IR. ----
+
+std::string Problems(const std::string& text, const GpuLimits& limits = kSm90) {
+  std::vector<std::string> problems = VerifyThreadBinding(ParseFunc(text), limits);
+  std::string out;
+  for (const std::string& p : problems) out += p + "\n";
+  return out;
+}
+
+TEST(VerifyThreadBinding, AStoreOnTheHostAsksWhetherYouForgotToBind) {
+  std::string p = Problems(R"(@prim_func
+def f(A: Buffer((64,), float32), B: Buffer((64,), float32)):
+    for i in range(64):
+        B[i] = A[i]
+)");
+  EXPECT_NE(p.find("loop 'i' runs on the host"), std::string::npos) << p;
+  p = Problems(R"(@prim_func
+def f(A: Buffer((1,), float32)):
+    A[0] = 1.0
+)");
+  EXPECT_NE(p.find("the store to 'A' runs on the host"), std::string::npos) << p;
+  EXPECT_NE(p.find("did you forget to bind?"), std::string::npos) << p;
+}
+
+TEST(VerifyThreadBinding, LimitsOfTheTargetAreChecked) {
+  const std::string text = R"(@prim_func
+def f(A: Buffer((4096,), float32)):
+    for bx in thread_binding(4, thread="blockIdx.x"):
+        for tx in thread_binding(1024, thread="threadIdx.x"):
+            A[bx * 1024 + tx] = 0.0
+)";
+  EXPECT_EQ(Problems(text), "");
+  GpuLimits small;
+  small.max_threads_per_block = 512;
+  EXPECT_NE(Problems(text, small).find("1024 threads per block; the target allows 512"),
+            std::string::npos);
+  std::string p = Problems(R"(@prim_func
+def f(A: Buffer((4096,), float32)):
+    for tz in thread_binding(128, thread="threadIdx.z"):
+        for tx in thread_binding(32, thread="threadIdx.x"):
+            A[tz * 32 + tx] = 0.0
+)");
+  EXPECT_NE(p.find("threadIdx.z has extent 128 (loop 'tz'); CUDA allows at most 64"),
+            std::string::npos)
+      << p;
+}
+
+TEST(VerifyThreadBinding, OneExtentPerAxisInAKernel) {
+  std::string p = Problems(R"(@prim_func
+def f(A: Buffer((64,), float32)):
+    for bx in thread_binding(1, thread="blockIdx.x"):
+        for tx in thread_binding(32, thread="threadIdx.x"):
+            A[tx] = 0.0
+        for tx2 in thread_binding(64, thread="threadIdx.x"):
+            A[tx2] = 1.0
+)");
+  EXPECT_NE(p.find("threadIdx.x has extent 32 (loop 'tx') and 64 (loop 'tx2') in one kernel"),
+            std::string::npos)
+      << p;
+}
+
+TEST(VerifyThreadBinding, ParallelLoopsVthreadsAndMisplacedBuffersAreRefused) {
+  std::string p = Problems(R"(@prim_func
+def f(A: Buffer((64,), float32)):
+    for bx in thread_binding(2, thread="blockIdx.x"):
+        for v in thread_binding(16, thread="vthread.x"):
+            for i in parallel(2):
+                A[bx * 32 + v * 2 + i] = 0.0
+)");
+  EXPECT_NE(p.find("loop 'i' is parallel inside a kernel"), std::string::npos) << p;
+  EXPECT_NE(p.find("16 virtual threads; the target allows 8"), std::string::npos) << p;
+  p = Problems(R"(@prim_func
+def f(A: Buffer((64,), float32)):
+    for tx in thread_binding(64, thread="threadIdx.x"):
+        with allocate(S, (64,), float32, scope="shared"):
+            S[tx] = 1.0
+            A[tx] = S[tx]
+)");
+  EXPECT_NE(p.find("shared buffer 'S' is allocated inside a threadIdx loop"), std::string::npos)
+      << p;
+  p = Problems(R"(@prim_func
+def f(A: Buffer((64,), float32)):
+    for tx in thread_binding(64, thread="threadIdx.x"):
+        with allocate(T, (64,), float32):
+            T[tx] = 1.0
+            A[tx] = T[tx]
+)");
+  EXPECT_NE(p.find("global buffer 'T' is allocated inside a kernel"), std::string::npos) << p;
+}
+
+TEST(LowerGpu, AnUnboundFunctionIsAUserErrorNamingIt) {
+  try {
+    LowerGpu(Elementwise(), kSm90);
+    FAIL() << "no error";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("scale cannot run on the GPU"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(SplitHostDevice, BoundLoopsBecomeTheLaunchAndItsIndices) {
+  PrimFunc f = ParseFunc(R"(@prim_func
+def f(A: Buffer((256,), float32), B: Buffer((256,), float32)):
+    for bx in thread_binding(4, thread="blockIdx.x"):
+        for v in thread_binding(2, thread="vthread.x"):
+            for tx in thread_binding(32, thread="threadIdx.x"):
+                B[bx * 64 + v * 32 + tx] = A[bx * 64 + v * 32 + tx]
+)");
+  GpuModule module = SplitHostDevice(f);
+  ASSERT_EQ(module.kernels.size(), 1u);
+  const GpuKernel& k = module.kernels[0];
+  EXPECT_EQ(k.grid, (std::array<int64_t, 3>{4, 1, 1}));
+  EXPECT_EQ(k.block, (std::array<int64_t, 3>{32, 1, 1}));
+  EXPECT_EQ(ToString(k.body),
+            "for v in range(2):\n"
+            "    B[blockIdx_x * 64 + v * 32 + threadIdx_x] = A[blockIdx_x * 64 + v * 32 + "
+            "threadIdx_x]");
+}
+
+TEST(PlanGpuAllocations, SharedMemoryBeyondTheTargetIsRefused) {
+  PrimFunc f = ParseFunc(R"(@prim_func
+def f(A: Buffer((16384,), float32)):
+    for bx in thread_binding(1, thread="blockIdx.x"):
+        with allocate(S, (16384,), float32, scope="shared"):
+            for tx in thread_binding(128, thread="threadIdx.x"):
+                for i in range(128):
+                    S[i * 128 + tx] = A[i * 128 + tx]
+            for tx in thread_binding(128, thread="threadIdx.x"):
+                for i in range(128):
+                    A[i * 128 + tx] = S[16383 - i * 128 - tx]
+)");
+  GpuModule module = SplitHostDevice(f);
+  try {
+    PlanGpuAllocations(module.kernels[0], kSm90);
+    FAIL() << "no error";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find(
+                  "needs 65536 bytes of shared memory per block; the target allows 49152"),
+              std::string::npos)
+        << e.what();
+  }
+  GpuKernel planned = PlanGpuAllocations(module.kernels[0], [] {
+    GpuLimits big;
+    big.max_shared_memory_per_block = 65536;
+    return big;
+  }());
+  ASSERT_EQ(planned.shared.size(), 1u);
+  EXPECT_EQ(planned.SharedBytes(), 65536);
+  // The two stages hand data over through shared memory: a barrier between them.
+  GpuKernel synced = InsertBarriers(planned);
+  EXPECT_EQ(CountBarriers(synced.body), 1);
+  GpuModule runnable = module;
+  runnable.kernels[0] = synced;
+  std::vector<NDArray> args = ExecuteWithRandomInputs(runnable, 3);
+  NDArray a = MakeRandomArgs(f, 3)[0];
+  EXPECT_EQ(args[0].GetDouble(0), a.GetDouble(16383));
+  runnable.kernels[0] = planned;  // without the barrier
+  EXPECT_THROW(ExecuteWithRandomInputs(runnable, 3), GpuRaceError);
+}
+
+TEST(InsertBarriers, NoBarrierUnderAThreadDependentCondition) {
+  PrimFunc f = ParseFunc(R"(@prim_func
+def f(A: Buffer((64,), float32)):
+    for bx in thread_binding(1, thread="blockIdx.x"):
+        with allocate(S, (64,), float32, scope="shared"):
+            for tx in thread_binding(64, thread="threadIdx.x"):
+                if tx < 32:
+                    S[tx] = A[tx]
+                    A[tx] = S[63 - tx]
+)");
+  GpuKernel k = PlanGpuAllocations(SplitHostDevice(f).kernels[0], kSm90);
+  EXPECT_EQ(CountBarriers(InsertBarriers(k).body), 0);
+}
+
+}  // namespace
+}  // namespace tirtune::testing
