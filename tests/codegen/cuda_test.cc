@@ -72,6 +72,28 @@ TEST(CudaCompile, HandWrittenSchedulesCompileToCubinsThatPassTheGates) {
   }
 }
 
+TEST(CudaCompile, ARandomScheduleOfEveryWorkloadCompilesAndPassesTheGates) {
+  SKIP_WITHOUT_NVRTC();
+  Target sm90 = Target::Parse("cuda -arch=sm_90");
+  for (const WorkloadDef& def : AllWorkloads()) {
+    PrimFunc original = def.build(def.small_shape);
+    for (int trial = 0; trial < 10; ++trial) {
+      GpuModule module;
+      try {
+        module = LowerGpu(gpu_schedules::RandomGpuSchedule(original, trial).func(), sm90.gpu);
+      } catch (const UserError&) {
+        continue;  // a schedule the GPU cannot run: the next one
+      }
+      CudaBinary binary = CompileCuda(module, sm90);
+      EXPECT_EQ(binary.resources.size(), module.kernels.size()) << def.name << "\n" << binary.log;
+      EXPECT_EQ(CheckResourceGates(module, binary, sm90.gpu), std::vector<std::string>())
+          << def.name << " trial " << trial << "\n"
+          << binary.log;
+      break;
+    }
+  }
+}
+
 TEST(CudaCompile, EveryArchCompiles) {
   SKIP_WITHOUT_NVRTC();
   for (const char* arch : {"sm_80", "sm_89"}) {

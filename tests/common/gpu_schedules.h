@@ -91,4 +91,99 @@ inline PrimFunc ScheduledGemm(bool with_shared = true) {
   return sch.func();
 }
 
+// The non-root blocks of the current function, by name.
+inline std::vector<std::string> BlockNames(const Schedule& sch) {
+  std::vector<std::string> names;
+  for (const BlockRealizeNode* b : sch.state().AllBlocks()) {
+    if (b->block->name != "root") names.push_back(b->block->name);
+  }
+  return names;
+}
+
+/// A random GPU schedule of `original`: a few random steps (inlining, split, fuse, reorder, cache
+/// stages in shared or local memory computed at a random loop, compute_at), then every loop nest
+/// that is not yet in a kernel bound: its outermost loop split into blockIdx.x and threadIdx.x
+/// (1 to 64 threads). A step that does not apply is skipped; a nest whose outer loop cannot be
+/// bound (a reduction) stays unbound, which LowerGpu refuses.
+inline Schedule RandomGpuSchedule(const PrimFunc& original, int64_t seed) {
+  Schedule sch(original, static_cast<uint64_t>(seed));
+  RandomEngine rng(static_cast<uint64_t>(9000 + seed));
+  auto pick = [&](size_t n) {
+    return static_cast<size_t>(rng.UniformInt(0, static_cast<int64_t>(n)));
+  };
+  auto attempt = [](auto&& step) {
+    try {
+      step();
+    } catch (const ScheduleError&) {
+    }
+  };
+  int steps = static_cast<int>(rng.UniformInt(0, 6));
+  for (int s = 0; s < steps; ++s) {
+    std::vector<std::string> names = BlockNames(sch);
+    if (names.empty()) break;
+    BlockRV block = sch.GetBlock(names[pick(names.size())]);
+    std::vector<LoopRV> loops = sch.GetLoops(block);
+    StorageScope scope = rng.UniformInt(0, 2) ? StorageScope::kShared : StorageScope::kLocal;
+    switch (rng.UniformInt(0, 7)) {
+      case 0:
+        attempt([&] { sch.ComputeInline(block); });
+        break;
+      case 1:
+        if (!loops.empty()) {
+          attempt([&] { sch.Split(loops[pick(loops.size())], {kInfer, F(rng.UniformInt(2, 5))}); });
+        }
+        break;
+      case 2:
+        if (loops.size() >= 2) {
+          size_t a = pick(loops.size() - 1);
+          attempt([&] { sch.Fuse({loops[a], loops[a + 1]}); });
+        }
+        break;
+      case 3:
+        if (loops.size() >= 2) {
+          attempt([&] { sch.Reorder({loops.back(), loops[loops.size() - 2]}); });
+        }
+        break;
+      case 4: {
+        size_t n = sch.Get(block)->block->reads.size();
+        if (n == 0 || loops.empty()) break;
+        attempt([&] {
+          BlockRV cache = sch.CacheRead(block, static_cast<int>(pick(n)), scope);
+          sch.ComputeAt(cache, loops[pick(loops.size())]);
+        });
+        break;
+      }
+      case 5:
+        if (loops.empty()) break;
+        attempt([&] {
+          BlockRV cache = sch.CacheWrite(block, 0, scope);
+          sch.ReverseComputeAt(cache, loops[pick(loops.size())]);
+        });
+        break;
+      case 6: {
+        std::vector<LoopRV> other = sch.GetLoops(sch.GetBlock(names[pick(names.size())]));
+        if (!other.empty()) attempt([&] { sch.ComputeAt(block, other[pick(other.size())]); });
+        break;
+      }
+    }
+  }
+  // Every nest not yet in a kernel gets one.
+  for (const std::string& name : BlockNames(sch)) {
+    BlockRV block = sch.GetBlock(name);
+    std::vector<LoopRV> loops = sch.GetLoops(block);
+    if (loops.empty()) {
+      attempt([&] { loops = {sch.AddUnitLoop(block)}; });
+      if (loops.empty()) continue;
+    }
+    if (sch.Get(loops[0])->for_kind == ForKind::kThreadBinding) continue;
+    int64_t threads = int64_t{1} << rng.UniformInt(0, 7);
+    attempt([&] {
+      std::vector<LoopRV> parts = sch.Split(loops[0], {kInfer, F(threads)});
+      sch.Bind(parts[0], "blockIdx.x");
+      sch.Bind(parts[1], "threadIdx.x");
+    });
+  }
+  return sch;
+}
+
 }  // namespace tirtune::gpu_schedules
