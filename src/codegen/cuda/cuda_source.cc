@@ -12,6 +12,7 @@
 //                                                    }
 #include <fmt/format.h>
 
+#include <cctype>
 #include <cmath>
 #include <set>
 #include <unordered_map>
