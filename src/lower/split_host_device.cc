@@ -5,12 +5,15 @@
 // and a vthread loop becomes a serial loop each thread runs. Global allocations around the
 // kernels become the module's intermediates.
 //
-//   with allocate(T, (1024,), float32):           global_allocs: T
-//     for bx in range(8, thread="blockIdx.x"):    kernel f_kernel0, grid (8, 1, 1),
-//       for tx in range(128, thread="threadIdx.x"):             block (128, 1, 1):
-//         T[bx * 128 + tx] = A[bx * 128 + tx]         T[blockIdx_x * 128 + threadIdx_x] = ...
-//     for bx in range(8, thread="blockIdx.x"):    kernel f_kernel1, grid (8, 1, 1), ...
+//   with allocate(T, (1024,), float32):
+//     for bx in thread_binding(8, thread="blockIdx.x"):
+//       for tx in thread_binding(128, thread="threadIdx.x"):
+//         T[bx * 128 + tx] = A[bx * 128 + tx]
+//     for bx in thread_binding(8, thread="blockIdx.x"):
 //       ...
+// becomes global_allocs T and two kernels, the first:
+//   kernel f_kernel0(grid=(8, 1, 1), block=(128, 1, 1)):
+//     T[blockIdx_x * 128 + threadIdx_x] = A[blockIdx_x * 128 + threadIdx_x]
 #include <fmt/format.h>
 
 #include <set>

@@ -17,8 +17,8 @@
 //     loop (a shared buffer is one per block, not one per thread); shared and local buffers are
 //     not allocated on the host.
 //
-//   for i in range(64):                    <- "loop 'i' runs on the host: bind it to a GPU
-//     for j in range(64, thread="threadIdx.x"):   thread axis"
+//   for i in range(64):                                  <- "loop 'i' runs on the host:
+//     for j in thread_binding(64, thread="threadIdx.x"):     bind it to a GPU thread axis"
 //       B[i * 64 + j] = A[i * 64 + j]
 #include <fmt/format.h>
 

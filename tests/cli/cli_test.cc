@@ -290,6 +290,20 @@ TEST_F(Cli, BadTargetIsAUserError) {
   EXPECT_NE(r.err.find("num-cores"), std::string::npos) << r.err;
 }
 
+TEST_F(Cli, ACudaTargetIsRefusedWhereOnlyCpuCodeIsBuilt) {
+  for (const char* command : {"build", "time"}) {
+    Result r = Run(std::string(command) + " --workload gemm:8,8,8 --target \"cuda -arch=sm_90\"");
+    EXPECT_EQ(r.exit_code, 1) << command;
+    EXPECT_NE(r.err.find(std::string("tirtune ") + command +
+                         " needs a CPU target (llvm ...); \"cuda -arch=sm_90\" is a cuda target"),
+              std::string::npos)
+        << r.err;
+  }
+  Result r = Run("build --workload gemm:8,8,8 --target \"cuda -arch=sm_75\"");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("unknown CUDA arch 'sm_75'"), std::string::npos) << r.err;
+}
+
 TEST_F(Cli, MissingSubcommandIsAUsageError) {
   Result r = Run("");
   EXPECT_EQ(r.exit_code, 2);

@@ -20,7 +20,7 @@
 //  - a `sync_threads()` statement (Barrier) separates every write of a shared buffer from a later
 //    read or write of the same buffer by the code that follows it, including across the back
 //    edge of a loop; barriers stand only where every thread of a block reaches them (never under
-//    a condition, a loop bound or a let that depends on threadIdx);
+//    a condition or a loop bound that depends on threadIdx);
 //  - index arithmetic is int64 and simplified.
 #pragma once
 

@@ -1,0 +1,161 @@
+// CUDA code generation without a GPU: the CUDA C of hand-written GPU schedules, compiled through
+// NVRTC and nvJitLink to sm_90 (and sm_80, sm_89) cubins whose ptxas report passes the static
+// gates; the report's parsing and every gate on its own. The compile tests skip where the CUDA
+// toolkit's libraries cannot be loaded.
+#include "tirtune/codegen/cuda.h"
+
+#include <gtest/gtest.h>
+
+#include "../common/gpu_schedules.h"
+#include "tirtune/lower/lower_gpu.h"
+#include "tirtune/support/error.h"
+
+namespace tirtune {
+namespace {
+
+using gpu_schedules::F;
+using gpu_schedules::kInfer;
+
+GpuModule ElementwiseModule() {
+  Schedule sch(gpu_schedules::Elementwise());
+  std::vector<LoopRV> parts =
+      sch.Split(sch.Fuse(sch.GetLoops(sch.GetBlock("B"))), {kInfer, F(128)});
+  sch.Bind(parts[0], "blockIdx.x");
+  sch.Bind(parts[1], "threadIdx.x");
+  return LowerGpu(sch.func(), GpuLimits());
+}
+
+GpuModule GemmModule() { return LowerGpu(gpu_schedules::ScheduledGemm(), GpuLimits()); }
+
+#define SKIP_WITHOUT_NVRTC()                               \
+  do {                                                     \
+    std::string why;                                       \
+    if (!CudaCompilerAvailable(&why)) GTEST_SKIP() << why; \
+  } while (0)
+
+TEST(CudaSource, AKernelIsAGlobalFunctionWithItsLaunchBoundsAndIndices) {
+  std::string source = EmitCudaSource(ElementwiseModule());
+  EXPECT_NE(source.find("extern \"C\" __global__ void __launch_bounds__(128) "
+                        "scale_kernel0(float* __restrict__ A, float* __restrict__ B) {"),
+            std::string::npos)
+      << source;
+  EXPECT_NE(source.find("const long long threadIdx_x = threadIdx.x;"), std::string::npos) << source;
+  EXPECT_NE(source.find("const long long blockIdx_x = blockIdx.x;"), std::string::npos);
+}
+
+TEST(CudaSource, SharedTilesBarriersAndLocalArraysArePrinted) {
+  std::string source = EmitCudaSource(GemmModule());
+  EXPECT_NE(source.find("__shared__ __align__(16) float A_shared[128];"), std::string::npos)
+      << source;
+  EXPECT_NE(source.find("__syncthreads();"), std::string::npos) << source;
+  EXPECT_NE(source.find("float C_local[256];"), std::string::npos) << source;
+}
+
+TEST(CudaCompile, HandWrittenSchedulesCompileToCubinsThatPassTheGates) {
+  SKIP_WITHOUT_NVRTC();
+  Target sm90 = Target::Parse("cuda -arch=sm_90");
+  for (const GpuModule& module : {ElementwiseModule(), GemmModule()}) {
+    CudaBinary binary = CompileCuda(module, sm90);
+    ASSERT_GT(binary.cubin.size(), 4u);
+    EXPECT_EQ(binary.cubin.substr(0, 4),
+              "\x7f"
+              "ELF");
+    EXPECT_NE(binary.ptx.find(".target sm_90"), std::string::npos);
+    ASSERT_EQ(binary.resources.size(), module.kernels.size()) << binary.log;
+    const KernelResources& r = binary.resources[0];
+    EXPECT_EQ(r.kernel, module.kernels[0].name);
+    EXPECT_GT(r.registers, 0);
+    EXPECT_EQ(r.spill_store_bytes, 0);
+    EXPECT_EQ(r.shared_bytes, module.kernels[0].SharedBytes()) << binary.log;
+    EXPECT_EQ(CheckResourceGates(module, binary, sm90.gpu), std::vector<std::string>())
+        << binary.log;
+  }
+}
+
+TEST(CudaCompile, ARandomScheduleOfEveryWorkloadCompilesAndPassesTheGates) {
+  SKIP_WITHOUT_NVRTC();
+  Target sm90 = Target::Parse("cuda -arch=sm_90");
+  for (const WorkloadDef& def : AllWorkloads()) {
+    PrimFunc original = def.build(def.small_shape);
+    for (int trial = 0; trial < 10; ++trial) {
+      GpuModule module;
+      try {
+        module = LowerGpu(gpu_schedules::RandomGpuSchedule(original, trial).func(), sm90.gpu);
+      } catch (const UserError&) {
+        continue;  // a schedule the GPU cannot run: the next one
+      }
+      CudaBinary binary = CompileCuda(module, sm90);
+      EXPECT_EQ(binary.resources.size(), module.kernels.size()) << def.name << "\n" << binary.log;
+      EXPECT_EQ(CheckResourceGates(module, binary, sm90.gpu), std::vector<std::string>())
+          << def.name << " trial " << trial << "\n"
+          << binary.log;
+      break;
+    }
+  }
+}
+
+TEST(CudaCompile, EveryArchCompiles) {
+  SKIP_WITHOUT_NVRTC();
+  for (const char* arch : {"sm_80", "sm_89"}) {
+    CudaBinary binary = CompileCuda(GemmModule(), Target::Parse(std::string("cuda -arch=") + arch));
+    EXPECT_NE(binary.log.find(std::string("for '") + arch + "'"), std::string::npos) << binary.log;
+  }
+}
+
+TEST(CudaCompile, TheRegisterGateUsesTheTargetsLimit) {
+  SKIP_WITHOUT_NVRTC();
+  GpuModule module = GemmModule();
+  Target small = Target::Parse("cuda -arch=sm_90 -max-registers-per-block=64");
+  std::vector<std::string> failures =
+      CheckResourceGates(module, CompileCuda(module, small), small.gpu);
+  ASSERT_EQ(failures.size(), 1u);
+  EXPECT_NE(failures[0].find("gemm_kernel0: "), std::string::npos);
+  EXPECT_NE(failures[0].find("times 16 threads); the target allows 64"), std::string::npos)
+      << failures[0];
+}
+
+TEST(PtxasReport, ParsesEveryKernelsLines) {
+  const std::string log =
+      "ptxas info    : 0 bytes gmem\n"
+      "ptxas info    : Compiling entry function 'k0' for 'sm_90'\n"
+      "ptxas info    : Function properties for k0\n"
+      "ptxas         .     8 bytes stack frame, 16 bytes spill stores, 12 bytes spill loads\n"
+      "ptxas info    : Used 255 registers, used 1 barriers, 2048 bytes smem\n"
+      "ptxas info    : Compiling entry function 'k1' for 'sm_90'\n"
+      "ptxas info    : Function properties for k1\n"
+      "ptxas         .     0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+      "ptxas info    : Used 10 registers\n"
+      "info    : Function properties for 'k1':\n"
+      "info    : used 10 registers, used 0 barriers, 0 stack, 1024 bytes smem\n";
+  std::vector<KernelResources> r = ParsePtxasReport(log);
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(r[0].kernel, "k0");
+  EXPECT_EQ(r[0].registers, 255);
+  EXPECT_EQ(r[0].stack_bytes, 8);
+  EXPECT_EQ(r[0].spill_store_bytes, 16);
+  EXPECT_EQ(r[0].spill_load_bytes, 12);
+  EXPECT_EQ(r[0].shared_bytes, 2048);
+  EXPECT_EQ(r[1].kernel, "k1");
+  EXPECT_EQ(r[1].registers, 10);
+  EXPECT_EQ(r[1].shared_bytes, 0) << "nvJitLink's own summary lines are not ptxas's";
+}
+
+TEST(ResourceGates, SpillsAndSharedMemoryAreBuildErrorsWithTheReason) {
+  GpuModule module = GemmModule();
+  CudaBinary binary;
+  binary.resources = {KernelResources{.kernel = "gemm_kernel0",
+                                      .registers = 32,
+                                      .spill_store_bytes = 8,
+                                      .spill_load_bytes = 4,
+                                      .shared_bytes = 60000}};
+  std::vector<std::string> failures = CheckResourceGates(module, binary, GpuLimits());
+  ASSERT_EQ(failures.size(), 2u);
+  EXPECT_EQ(failures[0], "gemm_kernel0: spills registers (8 bytes stored, 4 loaded)");
+  EXPECT_EQ(failures[1], "gemm_kernel0: 60000 bytes of shared memory; the target allows 49152");
+  binary.resources.clear();
+  EXPECT_EQ(CheckResourceGates(module, binary, GpuLimits()),
+            std::vector<std::string>{"gemm_kernel0: ptxas reported nothing for it"});
+}
+
+}  // namespace
+}  // namespace tirtune
