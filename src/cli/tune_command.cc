@@ -129,6 +129,8 @@ void RunTune(TuneCli& opts, const GlobalOptions& global) {
   std::vector<TuneTask> tasks = LoadTasks(opts);
   TuneOptions options = opts.options;
   options.target = opts.target.empty() ? Target::Host() : Target::Parse(opts.target);
+  // The GPU search is not built yet: refuse before any work rather than fail inside it.
+  RequireCpuTarget(options.target, "tirtune tune");
   options.resume = opts.resume;
   options.model_path = opts.cost_model_file;
   std::unique_ptr<Database> db = OpenDatabase(opts.db);

@@ -178,7 +178,8 @@ TEST_F(Cli, ADeeplyNestedTraceIsRefusedInAFileAndSkippedInADatabase) {
                      std::string(kDepth, '[') + std::string(kDepth, ']') + "}";
   Result file = Run("schedule --workload gemm:8,8,8 --trace " + Write("deep.json", deep));
   EXPECT_EQ(file.exit_code, 1);
-  EXPECT_NE(file.err.find("deep.json: nested deeper than 64 levels"), std::string::npos) << file.err;
+  EXPECT_NE(file.err.find("deep.json: nested deeper than 64 levels"), std::string::npos)
+      << file.err;
 
   std::string db = (dir_ / "t.db").string();
   ASSERT_EQ(Run("tune --workload gemm:16,16,16 --trials 4 --trials-per-round 4 --population 16 "
@@ -291,8 +292,9 @@ TEST_F(Cli, BadTargetIsAUserError) {
 }
 
 TEST_F(Cli, ACudaTargetIsRefusedWhereOnlyCpuCodeIsBuilt) {
-  for (const char* command : {"build", "time"}) {
-    Result r = Run(std::string(command) + " --workload gemm:8,8,8 --target \"cuda -arch=sm_90\"");
+  for (const char* command : {"build", "time", "tune"}) {
+    Result r = Run(std::string(command) + " --workload gemm:8,8,8 --target \"cuda -arch=sm_90\"" +
+                   (std::string(command) == "tune" ? " --trials 1 --db :memory:" : ""));
     EXPECT_EQ(r.exit_code, 1) << command;
     EXPECT_NE(r.err.find(std::string("tirtune ") + command +
                          " needs a CPU target (llvm ...); \"cuda -arch=sm_90\" is a cuda target"),
