@@ -3,47 +3,22 @@
 // once. Every candidate ends with exactly one result; none is lost and none counted twice; a
 // job whose agents both died says so (device_lost) instead of being retried forever.
 #include <gtest/gtest.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
 
 #include <atomic>
 #include <map>
-#include <mutex>
-#include <random>
 #include <thread>
 
-#include "../common/redis_server.h"
+#include "../common/agent_processes.h"
 #include "planted_faults.h"
 #include "tirtune/ir/parser.h"
 #include "tirtune/measure/builder.h"
 #include "tirtune/measure/measurer.h"
 #include "tirtune/measure/remote_runner.h"
 
-extern char** environ;
-
 namespace tirtune {
 namespace {
 
 using namespace tirtune::testing;
-
-pid_t SpawnAgent(const RedisServer& redis, int n) {
-  std::vector<std::string> args = {
-      TIRTUNE_AGENT_BIN, "--broker", redis.url(), "--allow-unsigned",
-      "--heartbeat",     "0.1",      "--ttl",     "1",
-      "--lease",         "0.6",      "--id",      "agent-" + std::to_string(n),
-      "--reconnect",     "60"};
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
-  pid_t pid = 0;
-  int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  return rc == 0 ? pid : -1;
-}
 
 size_t LiveAgentCount(const RedisServer& redis) {
   try {
@@ -57,9 +32,7 @@ size_t LiveAgentCount(const RedisServer& redis) {
 TEST(DevicePoolFaults, KilledAgentsAndARestartedBrokerLoseAndDuplicateNothing) {
   RedisServer redis;
   ASSERT_TRUE(redis.ok()) << redis.error();
-  std::vector<pid_t> agents;
-  int spawned = 0;
-  for (int i = 0; i < 2; ++i) agents.push_back(SpawnAgent(redis, spawned++));
+  Saboteur saboteur(TIRTUNE_AGENT_BIN, redis, 2);
   for (int i = 0; i < 500 && LiveAgentCount(redis) < 2; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
@@ -95,27 +68,9 @@ TEST(DevicePoolFaults, KilledAgentsAndARestartedBrokerLoseAndDuplicateNothing) {
   config.no_agent_grace_s = 20;
   RemoteRunner remote(config);
 
-  // The saboteur: every 100-300 ms one agent is killed and a new one started; after the fourth
-  // kill, the broker is killed and started again.
-  std::atomic<bool> done{false};
-  std::atomic<int> kills{0}, restarts{0};
-  std::mutex agents_mutex;
-  std::thread saboteur([&] {
-    std::mt19937 rng(7);
-    while (!done.load()) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(100 + rng() % 200));
-      if (done.load()) break;
-      std::lock_guard<std::mutex> lock(agents_mutex);
-      size_t victim = rng() % agents.size();
-      kill(agents[victim], SIGKILL);
-      waitpid(agents[victim], nullptr, 0);
-      agents[victim] = SpawnAgent(redis, spawned++);
-      if (++kills == 4) {
-        redis.Restart();
-        ++restarts;
-      }
-    }
-  });
+  // Every 100-300 ms one agent is killed and a new one started; after the fourth kill, the
+  // broker is killed and started again.
+  saboteur.Start(100, 300, /*restart_after=*/4, /*seed=*/7);
 
   std::vector<int> answered(candidates.size(), 0);
   std::vector<MeasureResult> results;
@@ -125,12 +80,7 @@ TEST(DevicePoolFaults, KilledAgentsAndARestartedBrokerLoseAndDuplicateNothing) {
   } catch (const std::exception& e) {
     ADD_FAILURE() << "the run failed: " << e.what();
   }
-  done.store(true);
-  saboteur.join();
-  for (pid_t pid : agents) {
-    kill(pid, SIGKILL);
-    waitpid(pid, nullptr, 0);
-  }
+  saboteur.Stop();
   ASSERT_EQ(results.size(), candidates.size());
   std::map<MeasureStatus, int> seen;
   for (size_t i = 0; i < results.size(); ++i) {
@@ -143,19 +93,19 @@ TEST(DevicePoolFaults, KilledAgentsAndARestartedBrokerLoseAndDuplicateNothing) {
       EXPECT_EQ(r.status, MeasureStatus::kOk) << "candidate " << i << ": " << r.message;
     }
   }
-  EXPECT_GE(kills.load(), 4);
-  EXPECT_EQ(restarts.load(), 1);
+  EXPECT_GE(saboteur.kills(), 4);
+  EXPECT_EQ(saboteur.restarts(), 1);
   EXPECT_GT(remote.resent(), 0) << "the restarted broker's jobs were never sent again";
   EXPECT_GE(seen[MeasureStatus::kOk], 250);
   std::printf("kills %d, broker restarts %d, ok %d, device_lost %d, resent %d, duplicates %d\n",
-              kills.load(), restarts.load(), seen[MeasureStatus::kOk],
+              saboteur.kills(), saboteur.restarts(), seen[MeasureStatus::kOk],
               seen[MeasureStatus::kDeviceLost], remote.resent(), remote.duplicates());
 }
 
 TEST(DevicePoolFaults, SigtermAnswersTheJobInFlightThenLeaves) {
   RedisServer redis;
   ASSERT_TRUE(redis.ok()) << redis.error();
-  pid_t agent = SpawnAgent(redis, 0);
+  pid_t agent = SpawnAgent(TIRTUNE_AGENT_BIN, redis, 0);
   for (int i = 0; i < 500 && LiveAgentCount(redis) < 1; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }

@@ -2,24 +2,17 @@
 // pool, stores every trial once, with the agent's device, and resumes as usual; and it does so
 // while agents are killed at random moments and the broker is restarted.
 #include <gtest/gtest.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
 
 #include <atomic>
 #include <map>
-#include <mutex>
-#include <random>
 #include <set>
 #include <thread>
 
-#include "../common/redis_server.h"
+#include "../common/agent_processes.h"
 #include "tirtune/measure/agent.h"
 #include "tirtune/measure/remote_runner.h"
 #include "tirtune/search/tune.h"
 #include "tirtune/te/workload_registry.h"
-
-extern char** environ;
 
 namespace tirtune {
 namespace {
@@ -84,26 +77,10 @@ TEST(TuneOnADevicePool, StoresEveryTrialOnceWithTheAgentsDevice) {
   agent_thread.join();
 }
 
-pid_t SpawnAgent(const testing::RedisServer& redis) {
-  std::vector<std::string> args = {TIRTUNE_AGENT_BIN, "--broker", redis.url(),   "--allow-unsigned",
-                                   "--heartbeat",     "0.1",      "--ttl",       "1",
-                                   "--lease",         "0.6",      "--reconnect", "60"};
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
-  pid_t pid = 0;
-  posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  return pid;
-}
-
 TEST(TuneOnADevicePool, EveryCandidateHasExactlyOneRecordWhileAgentsDieAndTheBrokerRestarts) {
   testing::RedisServer redis;
   ASSERT_TRUE(redis.ok()) << redis.error();
-  std::vector<pid_t> agents = {SpawnAgent(redis), SpawnAgent(redis)};
+  testing::Saboteur saboteur(TIRTUNE_AGENT_BIN, redis, 2);
   BrokerAddress broker = ParseBrokerUrl(redis.url());
   {
     RedisClient client(broker);
@@ -125,22 +102,9 @@ TEST(TuneOnADevicePool, EveryCandidateHasExactlyOneRecordWhileAgentsDieAndTheBro
   std::unique_ptr<Database> db = OpenDatabase(":memory:");
   Workload w = MakeWorkload("gemm:64,64,64");
 
-  std::atomic<bool> done{false};
-  std::atomic<int> kills{0};
-  std::mutex agents_mutex;
-  std::thread saboteur([&] {
-    std::mt19937 rng(11);
-    while (!done.load()) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(300 + rng() % 300));
-      if (done.load()) break;
-      std::lock_guard<std::mutex> lock(agents_mutex);
-      size_t victim = rng() % agents.size();
-      kill(agents[victim], SIGKILL);
-      waitpid(agents[victim], nullptr, 0);
-      agents[victim] = SpawnAgent(redis);
-      if (++kills == 5) redis.Restart();
-    }
-  });
+  // Every 300-600 ms one agent is killed and a new one started; after the fifth kill, the broker
+  // is killed and started again.
+  saboteur.Start(300, 600, /*restart_after=*/5, /*seed=*/11);
   TuneResult result;
   try {
     RemoteRunner remote(remote_config);
@@ -148,12 +112,7 @@ TEST(TuneOnADevicePool, EveryCandidateHasExactlyOneRecordWhileAgentsDieAndTheBro
   } catch (const std::exception& e) {
     ADD_FAILURE() << "the run failed: " << e.what();
   }
-  done.store(true);
-  saboteur.join();
-  for (pid_t pid : agents) {
-    kill(pid, SIGKILL);
-    waitpid(pid, nullptr, 0);
-  }
+  saboteur.Stop();
   ASSERT_EQ(result.tasks.size(), 1u);
   EXPECT_EQ(result.tasks[0].trials, 300);
   std::vector<TuningRecord> records = db->RecordsOf(db->FindWorkload(w.func)->id);
@@ -167,8 +126,8 @@ TEST(TuneOnADevicePool, EveryCandidateHasExactlyOneRecordWhileAgentsDieAndTheBro
         << RecordStatusName(r.status) << ": " << r.error;
   }
   EXPECT_EQ(traces.size(), 300u) << "a candidate was stored twice";
-  EXPECT_GE(kills.load(), 5) << "the broker was never restarted";
-  std::printf("kills %d, ok %d, device_lost %d\n", kills.load(), statuses[RecordStatus::kOk],
+  EXPECT_GE(saboteur.kills(), 5) << "the broker was never restarted";
+  std::printf("kills %d, ok %d, device_lost %d\n", saboteur.kills(), statuses[RecordStatus::kOk],
               statuses[RecordStatus::kDeviceLost]);
 }
 
