@@ -2,6 +2,7 @@
 // tuning databases (any backend OpenDatabase knows: .db/.sqlite, .jsonl, postgresql://).
 #include <fmt/chrono.h>
 #include <fmt/core.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <ctime>
@@ -238,18 +239,50 @@ struct ExportOptions {
   bool force = false;
 };
 
+// `path` with `tag` before its extension: "runs/t.jsonl" -> "runs/t.TAG.jsonl", so that the
+// backend chosen by the extension stays the same.
+std::string WithTag(const std::string& path, const std::string& tag) {
+  std::filesystem::path p(path);
+  return (p.parent_path() / (p.stem().string() + "." + tag + p.extension().string())).string();
+}
+
 void RunExport(const ExportOptions& opts, const GlobalOptions& global) {
   std::unique_ptr<Database> db = OpenExisting(opts.db);
   std::error_code ec;
-  if (std::filesystem::exists(opts.output, ec)) {
+  // A file is written under a temporary name and renamed over the output only once the export
+  // is complete: a failing export (a damaged database, a full disk) leaves an existing file
+  // whole. A PostgreSQL database is written in place, one transaction per batch.
+  const bool file = opts.output != ":memory:" && opts.output.rfind("postgresql://", 0) != 0 &&
+                    opts.output.rfind("postgres://", 0) != 0;
+  if (file && std::filesystem::exists(opts.output, ec)) {
     if (!opts.force) TT_USER_ERROR("'{}' exists; use --force to replace it", opts.output);
     if (std::filesystem::equivalent(opts.output, opts.db, ec)) {
       TT_USER_ERROR("'{}' is the database itself", opts.output);
     }
-    std::filesystem::remove(opts.output, ec);
   }
-  std::unique_ptr<Database> out = OpenDatabase(opts.output);
+  const std::string written =
+      file ? WithTag(opts.output, fmt::format("partial-{}", getpid())) : opts.output;
+  struct RemoveOnFailure {
+    std::string path;
+    bool keep = false;
+    ~RemoveOnFailure() {
+      if (keep || path.empty()) return;
+      std::error_code ignored;
+      for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
+        std::filesystem::remove(path + suffix, ignored);
+      }
+    }
+  } partial{file ? written : std::string()};
+  std::unique_ptr<Database> out = OpenDatabase(written);
   CopyStats stats = CopyDatabase(*db, *out);
+  std::string described = out->Describe();
+  out.reset();  // closes (and for SQLite checkpoints) the file before it is renamed
+  if (file) {
+    std::filesystem::rename(written, opts.output, ec);
+    if (ec) TT_USER_ERROR("cannot move the export to '{}': {}", opts.output, ec.message());
+    partial.keep = true;
+    described = opts.output;
+  }
   if (global.json) {
     fmt::print("{}\n", ordered_json{{"file", opts.output},
                                     {"workloads", stats.workloads},
@@ -258,7 +291,7 @@ void RunExport(const ExportOptions& opts, const GlobalOptions& global) {
     return;
   }
   fmt::print("exported {} workloads and {} records to {}\n", stats.workloads, stats.records_new,
-             out->Describe());
+             described);
 }
 
 struct ImportOptions {

@@ -123,6 +123,38 @@ TEST_F(DbCli, ExportAndImportRoundTripAndImportingTwiceAddsNothing) {
   EXPECT_FALSE(records(ReadFile(out)).empty());
 }
 
+TEST_F(DbCli, AFailedExportLeavesTheExistingFileWhole) {
+  // A database of a few hundred records whose later pages are damaged: it opens, and the export
+  // fails part of the way through the records.
+  std::string damaged = dir_.File("damaged.db");
+  {
+    std::unique_ptr<Database> db = OpenDatabase(damaged);
+    WorkloadId w = db->CommitWorkload(Gemm(16)).id;
+    std::vector<TuningRecord> records;
+    for (int i = 0; i < 400; ++i) records.push_back(MakeRecord(w, kCpu, i, {1e-3 + i * 1e-6}));
+    db->CommitRecords(records);
+  }
+  std::string out = dir_.File("out.jsonl");
+  ASSERT_EQ(Run("db export --db " + damaged + " -o " + out).exit_code, 0);
+  std::string before = ReadFile(out);
+  {
+    std::fstream f(damaged, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekg(0, std::ios::end);
+    int64_t pages = static_cast<int64_t>(f.tellg()) / 4096;
+    for (int64_t page = pages / 2; page < pages; ++page) {
+      f.seekp(page * 4096 + 100);
+      f.write(std::string(3900, '\x5a').data(), 3900);
+    }
+  }
+  Result r = Run("db export --force --db " + damaged + " -o " + out);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("damaged.db"), std::string::npos) << r.err;
+  EXPECT_EQ(ReadFile(out), before) << "the failed export replaced the file";
+  for (const auto& entry : std::filesystem::directory_iterator(dir_.path())) {
+    EXPECT_EQ(entry.path().filename().string().find("partial"), std::string::npos) << entry.path();
+  }
+}
+
 TEST_F(DbCli, PruneKeepsTheBestPerWorkloadAndTarget) {
   Result r = Run("db prune --json --keep 1 --db " + db_);
   ASSERT_EQ(r.exit_code, 0) << r.err;
