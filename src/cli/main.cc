@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdlib>
 #include <exception>
+#include <new>
 
 #include "commands.h"
 #include "tirtune/support/error.h"
@@ -43,6 +44,11 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "{}\nThis is a bug in tirtune; please report it with the input.\n",
                e.what());
     return 70;
+  } catch (const std::bad_alloc&) {
+    fmt::print(stderr,
+               "error: out of memory: the function's tensors, or the work on them, do not fit in "
+               "this machine's memory\n");
+    return 1;
   } catch (const std::exception& e) {
     fmt::print(stderr, "error: {}\n", e.what());
     return 1;

@@ -2,6 +2,8 @@
 // IEEE half / bfloat16 conversion, and a platform-independent random fill.
 #include "tirtune/support/ndarray.h"
 
+#include <unistd.h>
+
 #include <bit>
 #include <cmath>
 #include <cstdlib>
@@ -178,9 +180,26 @@ float BFloat16ToFloat(uint16_t b) { return std::bit_cast<float>(static_cast<uint
 
 void NDArray::Free::operator()(void* p) const { std::free(p); }
 
+// A tensor larger than the machine's memory is the user's mistake (a workload or a file asking for
+// too much), said as such before any allocation, rather than a std::bad_alloc.
+static void CheckFitsInMemory(const std::vector<int64_t>& shape, DataType dtype) {
+  static const double kMemoryBytes =
+      static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
+  double bytes = dtype.bytes();
+  for (int64_t d : shape) bytes *= static_cast<double>(d);
+  if (bytes <= kMemoryBytes || kMemoryBytes <= 0) return;
+  std::string dims;
+  for (int64_t d : shape) dims += (dims.empty() ? "" : ", ") + std::to_string(d);
+  TT_USER_ERROR(
+      "a {} tensor of shape [{}] needs {:.3g} GB, more than this machine's {:.3g} GB of "
+      "memory",
+      dtype.str(), dims, bytes / 1e9, kMemoryBytes / 1e9);
+}
+
 NDArray NDArray::Empty(std::vector<int64_t> shape, DataType dtype) {
   ElemOrDie(dtype);
   for (int64_t d : shape) TT_ICHECK(d >= 0, "NDArray with negative extent {}", d);
+  CheckFitsInMemory(shape, dtype);
   NDArray a;
   a.shape_ = std::move(shape);
   a.dtype_ = dtype;

@@ -209,6 +209,17 @@ TEST_F(Cli, ADeeplyNestedTraceIsRefusedInAFileAndSkippedInADatabase) {
   }
 }
 
+TEST_F(Cli, AWorkloadTooLargeForMemoryIsAClearError) {
+  for (const char* cmd :
+       {"workload eval gemm:100000,100000,100000", "time --workload gemm:100000,100000,100000"}) {
+    Result r = Run(cmd);
+    EXPECT_EQ(r.exit_code, 1) << cmd;
+    EXPECT_NE(r.err.find("tensor of shape [100000, 100000] needs 40 GB, more than this machine's"),
+              std::string::npos)
+        << cmd << ": " << r.err;
+  }
+}
+
 TEST_F(Cli, TimeVerifiesAndReportsThroughput) {
   std::string trace = Write("trace.json", kTileTrace);
   Result r = Run("time --workload gemm:16,16,16 --trace " + trace +
