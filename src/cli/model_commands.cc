@@ -58,6 +58,7 @@ void RunModelCompile(const ModelCompileCli& opts, const GlobalOptions& global) {
                           {"object", t.object_file}, {"compile_ms", t.compile_ms}};
       if (t.best_seconds) j["best_seconds"] = *t.best_seconds;
       if (!t.tuned) j["fallback_reason"] = t.fallback_reason;
+      if (!t.note.empty()) j["note"] = t.note;
       functions.push_back(std::move(j));
     }
     fmt::print("{}\n", nlohmann::json{{"output", opts.output},
@@ -73,8 +74,8 @@ void RunModelCompile(const ModelCompileCli& opts, const GlobalOptions& global) {
              compiled.size(), options.target.str(), opts.output, tuned, compiled.size() - tuned);
   for (const model::CompiledTask& t : compiled) {
     if (t.tuned) {
-      fmt::print("  tuned    {} (x{}): best {:.4f} ms\n", t.name, t.weight,
-                 t.best_seconds.value_or(0) * 1e3);
+      fmt::print("  tuned    {} (x{}): best {:.4f} ms{}\n", t.name, t.weight,
+                 t.best_seconds.value_or(0) * 1e3, t.note.empty() ? "" : "; " + t.note);
     } else {
       fmt::print("  default  {} (x{}): {}\n", t.name, t.weight, t.fallback_reason);
     }

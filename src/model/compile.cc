@@ -74,25 +74,43 @@ PrimFunc ScheduleTask(const graph::Task& task, const CompileModelOptions& option
                       CompiledTask* report) {
   report->fallback_reason = "no database";
   if (options.db != nullptr) {
+    // The best records in order: one that no longer replays or lowers (an older program's
+    // trace, a damaged row) gives way to the next, and the report says so.
+    constexpr size_t kCompileCandidates = 8;
     std::optional<WorkloadEntry> entry = options.db->FindWorkload(task.func);
     std::vector<TuningRecord> best;
-    if (entry) best = options.db->TopK(entry->id, CanonicalTarget(options.target.str()), 1);
+    if (entry) {
+      best = options.db->TopK(entry->id, CanonicalTarget(options.target.str()), kCompileCandidates);
+    }
+    std::string first_problem;
+    for (size_t i = 0; i < best.size(); ++i) {
+      std::string problem;
+      if (std::optional<Schedule> sch = ReplayRecord(task.func, best[i].trace)) {
+        try {
+          PrimFunc lowered = Lower(sch->func());
+          report->tuned = true;
+          report->best_seconds = best[i].median_secs;
+          report->fallback_reason.clear();
+          if (i > 0) {
+            report->note = fmt::format("used the record ranked {} of {}: the best {}", i + 1,
+                                       best.size(), first_problem);
+          }
+          return lowered;
+        } catch (const std::exception& e) {
+          problem = fmt::format("does not lower ({})", e.what());
+        }
+      } else {
+        problem = "no longer replays";
+      }
+      if (first_problem.empty()) first_problem = problem;
+    }
     if (!entry) {
       report->fallback_reason = "no workload in the database";
     } else if (best.empty()) {
       report->fallback_reason = "no record for the target";
-    } else if (std::optional<Schedule> sch = ReplayRecord(task.func, best[0].trace)) {
-      try {
-        PrimFunc lowered = Lower(sch->func());
-        report->tuned = true;
-        report->best_seconds = best[0].median_secs;
-        report->fallback_reason.clear();
-        return lowered;
-      } catch (const std::exception& e) {
-        report->fallback_reason = fmt::format("the best record does not lower: {}", e.what());
-      }
     } else {
-      report->fallback_reason = "the best record no longer replays";
+      report->fallback_reason = fmt::format("none of the {} best records is usable: the best {}",
+                                            best.size(), first_problem);
     }
   }
   try {

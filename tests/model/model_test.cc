@@ -108,6 +108,33 @@ TEST_F(ModelTest, AStoredRecordIsReplayedAndReported) {
   EXPECT_DOUBLE_EQ(*compiled[0].best_seconds, 2.5e-6);
 }
 
+TEST_F(ModelTest, ABestRecordThatNoLongerReplaysGivesWayToTheNext) {
+  std::string path = WriteModel(OneTask(), dir_ / "one.onnx");
+  ModelTasks m = LoadOnnxModel(path);
+  std::unique_ptr<Database> db = MakeMemoryDatabase();
+  Target target = Target::Parse("llvm -num-cores=2");
+  TuningRecord good;
+  good.workload = db->CommitWorkload(m.tasks[0].func).id;
+  good.target = target.str();
+  good.trace = DefaultSchedule(m.tasks[0].func, target).trace().ToJson();
+  good.run_secs = {2e-6};
+  // Faster, but its trace names a block the function does not have.
+  TuningRecord stale = good;
+  for (nlohmann::json& inst : stale.trace["insts"]) {
+    if (inst["kind"] == "GetBlock") {
+      inst["attrs"]["name"] = "no_such_block";
+      break;
+    }
+  }
+  stale.run_secs = {1e-6};
+  db->CommitRecords({good, stale});
+  std::vector<CompiledTask> compiled = CompileAndCheck(path, db.get());
+  ASSERT_EQ(compiled.size(), 1u);
+  EXPECT_TRUE(compiled[0].tuned) << compiled[0].fallback_reason;
+  EXPECT_DOUBLE_EQ(compiled[0].best_seconds.value_or(0), 2e-6);
+  EXPECT_EQ(compiled[0].note, "used the record ranked 2 of 2: the best no longer replays");
+}
+
 TEST_F(ModelTest, ARecordOfAnotherTargetIsNotUsed) {
   std::string path = WriteModel(OneTask(), dir_ / "one.onnx");
   ModelTasks m = LoadOnnxModel(path);

@@ -19,13 +19,17 @@ struct CompiledTask {
   std::string name;
   int weight = 0;
   std::string workload_key;
-  /// True when the best record's trace was replayed; false: the default schedule.
+  /// True when a record's trace was replayed (the best one that still replays and lowers, among
+  /// the kCompileCandidates best); false: the default schedule.
   bool tuned = false;
-  /// The best record's median (tuned tasks only).
+  /// The replayed record's median (tuned tasks only).
   std::optional<double> best_seconds;
   /// Why the default schedule was used: "no workload in the database", "no record for the
-  /// target", "the best record no longer replays", "no database".
+  /// target", "none of the N best records replays (the first: ...)", "no database".
   std::string fallback_reason;
+  /// For a tuned task whose best record did not replay: which record was used, and why the
+  /// better ones were passed over. Empty otherwise.
+  std::string note;
   /// The object file, relative to the artifact directory.
   std::string object_file;
   double compile_ms = 0;
