@@ -1,7 +1,9 @@
 // The JSON-lines backend: one file, a header line and then one JSON object per line, either a
 // workload or a record, appended as they are committed. It is the export/import format and
-// what a review diff shows; tuners running at the same time should share SQLite instead (this
-// backend assumes one writer).
+// what a review diff shows. It has one writer at a time: the first write takes an exclusive lock
+// on the file (flock) that is held until the database is closed, and is refused, clearly, while
+// another process holds it or when the file changed since it was read (tuners that run at the
+// same time share SQLite or PostgreSQL instead).
 //
 //   {"format":"tirtune-database","version":1}
 //   {"type":"workload","id":1,"shash":"…","name":"gemm","created_at":…,"ir":"@prim_func\n…"}
@@ -13,6 +15,8 @@
 // line (a writer killed mid-line) is skipped too, and the next append starts a new line.
 #include <fcntl.h>
 #include <fmt/core.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -82,6 +86,9 @@ class JsonlDatabase : public MemoryDatabase {
       : MemoryDatabase(options), path_(std::move(path)) {
     Load(options);
   }
+  ~JsonlDatabase() override {
+    if (lock_fd_ >= 0) ::close(lock_fd_);
+  }
 
   std::string Describe() const override { return fmt::format("JSON-lines database '{}'", path_); }
 
@@ -96,6 +103,7 @@ class JsonlDatabase : public MemoryDatabase {
 
   void PersistRewrite(const std::vector<const WorkloadEntry*>& workloads,
                       const std::vector<const TuningRecord*>& records) override {
+    Lock();
     std::string text = HeaderLine();
     for (const WorkloadEntry* w : workloads) text += WorkloadLine(*w);
     for (const TuningRecord* r : records) text += RecordLine(*r);
@@ -117,19 +125,54 @@ class JsonlDatabase : public MemoryDatabase {
       TT_USER_ERROR("cannot replace '{}': {}", path_, std::strerror(err));
     }
     needs_newline_ = false;
+    // The lock was on the replaced file; the next write locks the new one.
+    ::close(lock_fd_);
+    lock_fd_ = -1;
+    expected_size_ = static_cast<int64_t>(text.size());
   }
 
  private:
+  // Takes the writer's lock, once: refused while another process writes, or when the file is no
+  // longer what was read (another writer appended since), whose ids this object does not know.
+  void Lock() {
+    if (lock_fd_ >= 0) return;
+    int fd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) TT_USER_ERROR("cannot open '{}' for writing: {}", path_, std::strerror(errno));
+    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+      int err = errno;
+      ::close(fd);
+      if (err == EWOULDBLOCK) {
+        TT_USER_ERROR(
+            "'{}' is being written by another tirtune process: a JSON-lines database has one "
+            "writer at a time (tuners that run together share a SQLite or PostgreSQL database)",
+            path_);
+      }
+      TT_USER_ERROR("cannot lock '{}': {}", path_, std::strerror(err));
+    }
+    struct stat st;
+    if (::fstat(fd, &st) != 0 || st.st_size != expected_size_) {
+      ::close(fd);
+      TT_USER_ERROR(
+          "'{}' changed since it was read (another process wrote to it); nothing was "
+          "written: run the command again",
+          path_);
+    }
+    lock_fd_ = fd;
+  }
+
   void Append(const std::string& text) {
+    Lock();
     int fd = ::open(path_.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
     if (fd < 0) TT_USER_ERROR("cannot open '{}' for writing: {}", path_, std::strerror(errno));
+    std::string bytes = needs_newline_ ? "\n" + text : text;
     try {
-      WriteAll(fd, needs_newline_ ? "\n" + text : text, path_);
+      WriteAll(fd, bytes, path_);
     } catch (...) {
       ::close(fd);
       throw;
     }
     ::close(fd);
+    expected_size_ += static_cast<int64_t>(bytes.size());
     needs_newline_ = false;
   }
 
@@ -143,6 +186,7 @@ class JsonlDatabase : public MemoryDatabase {
       std::ofstream out(path_, std::ios::binary);
       out << HeaderLine();
       if (!out) TT_USER_ERROR("cannot create '{}'", path_);
+      expected_size_ = static_cast<int64_t>(HeaderLine().size());
       return;
     }
     std::ifstream in(path_, std::ios::binary);
@@ -150,6 +194,7 @@ class JsonlDatabase : public MemoryDatabase {
     std::ostringstream ss;
     ss << in.rdbuf();
     std::string text = ss.str();
+    expected_size_ = static_cast<int64_t>(text.size());
     if (text.empty()) {
       Append(HeaderLine());
       return;
@@ -273,6 +318,9 @@ class JsonlDatabase : public MemoryDatabase {
 
   std::string path_;
   /// The file does not end with a newline (an interrupted write): the next append adds one.
+  int lock_fd_ = -1;
+  // The file's size as this object knows it: what it read plus what it appended.
+  int64_t expected_size_ = 0;
   bool needs_newline_ = false;
 };
 

@@ -198,5 +198,36 @@ TEST(Jsonl, EqualWorkloadsUnderTwoIdsAreMerged) {
   EXPECT_EQ(db->TopK(w, kCpu, 10).size(), 3u);
 }
 
+TEST(Jsonl, OneWriterAtATimeAndNeverOnAStaleView) {
+  TempDir dir;
+  std::string path = dir.File("shared.jsonl");
+  std::unique_ptr<Database> first = OpenDatabase(path);
+  std::unique_ptr<Database> second = OpenDatabase(path);
+  WorkloadEntry w = first->CommitWorkload(Gemm(16));
+  // The first writer holds the file: the second is refused and writes nothing.
+  try {
+    second->CommitWorkload(Gemm(32));
+    FAIL() << "two writers were let in";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("one writer at a time"), std::string::npos) << e.what();
+  }
+  first->CommitRecords({MakeRecord(w.id, "llvm -num-cores=2", 1, {1e-3})});
+  first.reset();
+  // The first is gone, but what the second read is stale: its ids could clash. Refused too.
+  try {
+    second->CommitWorkload(Gemm(32));
+    FAIL() << "a stale view was written";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("changed since it was read"), std::string::npos)
+        << e.what();
+  }
+  second.reset();
+  // Reopened, it sees everything and writes.
+  std::unique_ptr<Database> third = OpenDatabase(path);
+  EXPECT_EQ(third->Size(), 1u);
+  EXPECT_NE(third->CommitWorkload(Gemm(32)).id, w.id);
+  EXPECT_EQ(third->Workloads().size(), 2u);
+}
+
 }  // namespace
 }  // namespace tirtune
