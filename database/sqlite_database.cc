@@ -148,6 +148,16 @@ class SqliteDatabase : public Database {
 
   std::string Describe() const override { return fmt::format("SQLite database '{}'", db_.path()); }
 
+  std::vector<std::string> CheckIntegrity() override {
+    std::vector<std::string> problems;
+    SqliteStatement check = db_.Prepare("PRAGMA integrity_check(100)");
+    while (check.Step()) {
+      std::string line = check.Text(0);
+      if (line != "ok") problems.push_back(line);
+    }
+    return problems;
+  }
+
   std::optional<WorkloadEntry> FindWorkload(const PrimFunc& func) override {
     return FindEqual(MakeWorkloadEntry(func));
   }

@@ -334,6 +334,32 @@ void RunPrune(const PruneOptions& opts, const GlobalOptions& global) {
              opts.keep);
 }
 
+// ---- check
+
+struct CheckOptions {
+  std::string db;
+};
+
+// Exit 1 when the storage reports problems: a script can refuse to tune into a damaged file.
+void RunCheck(const CheckOptions& opts, const GlobalOptions& global) {
+  std::unique_ptr<Database> db = OpenExisting(opts.db);
+  std::vector<std::string> problems = db->CheckIntegrity();
+  if (global.json) {
+    fmt::print(
+        "{}\n",
+        ordered_json{{"database", db->Describe()}, {"ok", problems.empty()}, {"problems", problems}}
+            .dump(2));
+  } else if (problems.empty()) {
+    fmt::print("{}: no problem found ({} records)\n", db->Describe(), db->Size());
+  } else {
+    fmt::print("{}: {} problem(s) found:\n", db->Describe(), problems.size());
+    for (const std::string& p : problems) fmt::print("  {}\n", p);
+  }
+  if (!problems.empty()) {
+    TT_USER_ERROR("{} is damaged; `tirtune db export` copies out what still reads", db->Describe());
+  }
+}
+
 CLI::Option* AddDbOption(CLI::App* cmd, std::string& db) {
   return cmd
       ->add_option("--db", db, "the database (.db/.sqlite, .jsonl, postgresql://user@host:port/db)")
@@ -391,6 +417,12 @@ void AddDbCommand(CLI::App& app, const GlobalOptions& global) {
   prune_cmd->add_option("--keep", prune->keep,
                         "records to keep per workload and target (default 1)");
   prune_cmd->callback([prune, &global] { RunPrune(*prune, global); });
+
+  auto check = std::make_shared<CheckOptions>();
+  CLI::App* check_cmd =
+      db->add_subcommand("check", "the storage's own consistency check (SQLite: integrity_check)");
+  AddDbOption(check_cmd, check->db);
+  check_cmd->callback([check, &global] { RunCheck(*check, global); });
 }
 
 }  // namespace tirtune::cli

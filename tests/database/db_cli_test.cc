@@ -155,6 +155,23 @@ TEST_F(DbCli, AFailedExportLeavesTheExistingFileWhole) {
   }
 }
 
+TEST_F(DbCli, CheckRunsTheIntegrityCheckAndFailsOnADamagedFile) {
+  Result r = Run("db check --db " + db_);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("no problem found (5 records)"), std::string::npos) << r.out;
+  // An index that no longer matches its table: what "row missing from index" reports.
+  std::string sql =
+      "PRAGMA writable_schema=ON; UPDATE sqlite_master SET sql = replace(sql, "
+      "'median_secs)', 'error)') WHERE name = 'tuning_record_best';";
+  ASSERT_EQ(std::system(("sqlite3 " + db_ + " \"" + sql + "\"").c_str()), 0);
+  r = Run("db check --json --db " + db_);
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_FALSE(j["ok"].get<bool>());
+  EXPECT_FALSE(j["problems"].empty());
+  EXPECT_NE(r.err.find("is damaged"), std::string::npos) << r.err;
+}
+
 TEST_F(DbCli, PruneKeepsTheBestPerWorkloadAndTarget) {
   Result r = Run("db prune --json --keep 1 --db " + db_);
   ASSERT_EQ(r.exit_code, 0) << r.err;

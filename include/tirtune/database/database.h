@@ -152,6 +152,10 @@ class Database {
   /// Describes the storage for messages, e.g. "SQLite database 'tuning.db'" or "PostgreSQL
   /// database 'postgresql://tuner@db-host:5432/tuning'" (never with a password).
   virtual std::string Describe() const = 0;
+
+  /// The storage's own consistency check (SQLite: PRAGMA integrity_check): one line per problem
+  /// found, empty when there is none or the backend has no such check.
+  virtual std::vector<std::string> CheckIntegrity() { return {}; }
 };
 
 /// Opens or creates the database at `path`, choosing the backend from the name:
