@@ -4,6 +4,8 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
+#include <charconv>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -79,20 +81,35 @@ NDArray ReadNpy(const std::string& path) {
   if (DictValue(header, "fortran_order", path) != "False") {
     TT_USER_ERROR("'{}' is Fortran-ordered; save it in C order", path);
   }
+  // The shape, checked against the data that is there before anything is allocated: a header
+  // may declare any shape.
   std::vector<int64_t> shape;
   std::string dims = DictValue(header, "shape", path);
+  double needed = found->dtype.bytes();
   for (size_t i = 1; i < dims.size();) {
-    size_t end = dims.find_first_of(",)", i);
+    size_t end = std::min(dims.find_first_of(",)", i), dims.size());
     std::string d = dims.substr(i, end - i);
-    if (d.find_first_not_of(' ') != std::string::npos) shape.push_back(std::stoll(d));
+    size_t first = d.find_first_not_of(' '), last = d.find_last_not_of(' ');
+    if (first != std::string::npos) {
+      d = d.substr(first, last - first + 1);
+      int64_t v = -1;
+      auto [ptr, ec] = std::from_chars(d.data(), d.data() + d.size(), v);
+      if (ec != std::errc() || ptr != d.data() + d.size() || v < 0) {
+        TT_USER_ERROR("'{}': bad dimension '{}' in the .npy shape {}", path, d.substr(0, 40),
+                      dims.substr(0, 80));
+      }
+      shape.push_back(v);
+      needed *= static_cast<double>(v);
+    }
     i = end + 1;
   }
-  NDArray a = NDArray::Empty(shape, found->dtype);
   const size_t data_start = header_start + header_len;
-  if (bytes.size() - data_start != static_cast<size_t>(a.nbytes())) {
-    TT_USER_ERROR("'{}' holds {} bytes of data, its shape needs {}", path,
-                  bytes.size() - data_start, a.nbytes());
+  const size_t have = bytes.size() - data_start;
+  if (needed != static_cast<double>(have)) {
+    TT_USER_ERROR("'{}' holds {} bytes of data, its shape {} needs {:.0f}", path, have,
+                  dims.substr(0, 80), needed);
   }
+  NDArray a = NDArray::Empty(shape, found->dtype);
   std::memcpy(a.raw(), bytes.data() + data_start, a.nbytes());
   return a;
 }

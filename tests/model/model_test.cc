@@ -291,5 +291,42 @@ TEST_F(ModelTest, NpyRoundTrips) {
   EXPECT_THROW(ReadNpy((dir_ / "bad.npy").string()), UserError);
 }
 
+// A version 1.0 .npy file with `header` as its dictionary and `data` after it.
+std::string NpyWithHeader(const fs::path& path, std::string header, const std::string& data) {
+  header += std::string(63 - (10 + header.size()) % 64, ' ') + "\n";
+  std::string bytes = std::string("\x93NUMPY\x01\x00", 8);
+  bytes += static_cast<char>(header.size() & 0xff);
+  bytes += static_cast<char>(header.size() >> 8);
+  std::ofstream(path, std::ios::binary) << bytes << header << data;
+  return path.string();
+}
+
+TEST_F(ModelTest, NpyHeadersThatLieAboutTheirShapeAreRefusedBeforeAllocating) {
+  const std::string f32 = "{'descr': '<f4', 'fortran_order': False, 'shape': ";
+  struct Case {
+    std::string shape;
+    std::string message;
+  };
+  for (const Case& c :
+       std::vector<Case>{{"(100000000000, 100000), }",
+                          "holds 16 bytes of data, its shape (100000000000, 100000) "
+                          "needs 40000000000000000"},
+                         {"(-3,), }", "bad dimension '-3'"},
+                         {"(2, x), }", "bad dimension 'x'"},
+                         {"(5,), }", "holds 16 bytes of data, its shape (5,) needs 20"}}) {
+    std::string path = NpyWithHeader(dir_ / "lie.npy", f32 + c.shape, std::string(16, '\0'));
+    try {
+      ReadNpy(path);
+      ADD_FAILURE() << c.shape << " was accepted";
+    } catch (const UserError& e) {
+      EXPECT_NE(std::string(e.what()).find(c.message), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("lie.npy"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_EQ(
+      ReadNpy(NpyWithHeader(dir_ / "ok.npy", f32 + "(2, 2), }", std::string(16, '\0'))).shape(),
+      (std::vector<int64_t>{2, 2}));
+}
+
 }  // namespace
 }  // namespace tirtune::model
