@@ -228,7 +228,7 @@ class JsonlDatabase : public MemoryDatabase {
       } catch (const BadLine& e) {
         warn()(fmt::format("'{}' line {}: {}; skipped", path_, line_no, e.what()));
       } catch (const json::exception& e) {  // a field of the wrong type
-        warn()(fmt::format("'{}' line {}: {}; skipped", path_, line_no, e.what()));
+        warn()(fmt::format("'{}' line {}: {}; skipped", path_, line_no, JsonErrorText(e)));
       } catch (const UserError& e) {  // an empty target
         warn()(fmt::format("'{}' line {}: {}; skipped", path_, line_no, e.what()));
       }

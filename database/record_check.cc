@@ -51,7 +51,7 @@ std::optional<std::string> RecordProblem(const TuningRecord& r) {
   } catch (const TraceFormatError& e) {
     return fmt::format("trace is not a valid trace: {}", e.what());
   } catch (const json::exception& e) {
-    return fmt::format("trace is not a valid trace: {}", e.what());
+    return fmt::format("trace is not a valid trace: {}", JsonErrorText(e));
   }
   return std::nullopt;
 }

@@ -98,7 +98,7 @@ Artifact ReadArtifact(const std::string& dir) {
                            f.at("ir").get<std::string>(), f.value("tuned", false)});
     }
   } catch (const nlohmann::json::exception& e) {
-    TT_USER_ERROR("'{}' is malformed: {}", m, e.what());
+    TT_USER_ERROR("'{}' is malformed: {}", m, JsonErrorText(e));
   }
 
   fs::path graph_path = fs::path(dir) / "graph.json";
@@ -144,7 +144,7 @@ Artifact ReadArtifact(const std::string& dir) {
     for (const nlohmann::json& i : graph.at("inputs")) a.inputs.push_back(ValueIndex(i, n, g));
     for (const nlohmann::json& o : graph.at("outputs")) a.outputs.push_back(ValueIndex(o, n, g));
   } catch (const nlohmann::json::exception& e) {
-    TT_USER_ERROR("'{}' is malformed: {}", g, e.what());
+    TT_USER_ERROR("'{}' is malformed: {}", g, JsonErrorText(e));
   }
   // Every argument must be defined before its call.
   std::vector<bool> defined(a.values.size(), false);

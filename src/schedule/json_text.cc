@@ -10,9 +10,11 @@ namespace {
 
 struct TooDeep {};
 
+}  // namespace
+
 // nlohmann's message without its "[json.exception.parse_error.101] " prefix, and with what it
 // last read cut short (it may be a whole 2 MB line).
-std::string ShortReason(const nlohmann::json::exception& e) {
+std::string JsonErrorText(const nlohmann::json::exception& e) {
   std::string what = e.what();
   if (size_t bracket = what.find("] ");
       what.rfind("[json.exception", 0) == 0 && bracket != std::string::npos) {
@@ -25,8 +27,6 @@ std::string ShortReason(const nlohmann::json::exception& e) {
   }
   return what;
 }
-
-}  // namespace
 
 std::optional<nlohmann::json> TryParseJsonText(std::string_view text, std::string* why,
                                                std::string* detail) {
@@ -41,7 +41,7 @@ std::optional<nlohmann::json> TryParseJsonText(std::string_view text, std::strin
     if (detail != nullptr) detail->clear();
   } catch (const nlohmann::json::exception& e) {  // a syntax error, a number out of range
     *why = "not valid JSON";
-    if (detail != nullptr) *detail = ShortReason(e);
+    if (detail != nullptr) *detail = JsonErrorText(e);
   }
   return std::nullopt;
 }

@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "tirtune/schedule/json_text.h"
 #include "tirtune/schedule/schedule.h"
 
 namespace tirtune {
@@ -18,9 +19,12 @@ RVKey Key(const RVRef& r) { return {r.kind, r.id}; }
 
 char Prefix(RVKind k) {
   switch (k) {
-    case RVKind::kBlock: return 'b';
-    case RVKind::kLoop: return 'l';
-    case RVKind::kExpr: return 'e';
+    case RVKind::kBlock:
+      return 'b';
+    case RVKind::kLoop:
+      return 'l';
+    case RVKind::kExpr:
+      return 'e';
   }
   return '?';
 }
@@ -143,9 +147,9 @@ Trace Trace::FromJson(const json& doc) {
         }
         inst.inputs.emplace_back(it->second);
       } else {
-        FormatError(i, kind_name,
-                    fmt::format("input {} is a {}; inputs are names, integers or null", k,
-                                in.type_name()));
+        FormatError(
+            i, kind_name,
+            fmt::format("input {} is a {}; inputs are names, integers or null", k, in.type_name()));
       }
     }
     inst.attrs = inst_json.value("attrs", json::object());
@@ -200,9 +204,10 @@ void Trace::ApplyTo(Schedule& sch, const std::map<size_t, json>& decisions,
     try {
       outputs = inst.kind->apply(sch, inputs, inst.attrs, decision);
     } catch (const json::exception& e) {
-      throw TraceFormatError(fmt::format("trace instruction {} ({}): malformed attrs or "
-                                         "decision: {}",
-                                         i, inst.kind->name, e.what()));
+      throw TraceFormatError(
+          fmt::format("trace instruction {} ({}): malformed attrs or "
+                      "decision: {}",
+                      i, inst.kind->name, JsonErrorText(e)));
     }
     if (outputs.size() != inst.outputs.size()) {
       throw SimpleScheduleError(

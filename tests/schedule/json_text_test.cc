@@ -45,5 +45,15 @@ TEST(JsonText, ErrorsNameTheDocumentAndNeverEchoALongLine) {
   }
 }
 
+TEST(JsonText, ExceptionTextIsForPeople) {
+  nlohmann::json j = {{"version", "two"}};
+  try {
+    (void)j.at("version").get<int>();
+    FAIL();
+  } catch (const nlohmann::json::exception& e) {
+    EXPECT_EQ(JsonErrorText(e), "type must be number, but is string");
+  }
+}
+
 }  // namespace
 }  // namespace tirtune

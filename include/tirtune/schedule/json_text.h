@@ -21,6 +21,10 @@ inline constexpr int kMaxJsonDepth = 64;
 std::optional<nlohmann::json> TryParseJsonText(std::string_view text, std::string* why,
                                                std::string* detail = nullptr);
 
+/// What a nlohmann::json exception says, for people: without its "[json.exception.type_error.302]"
+/// prefix, and with what the parser last read cut to 40 characters.
+std::string JsonErrorText(const nlohmann::json::exception& e);
+
 /// `text` as JSON; UserError "WHAT: REASON[: DETAIL]" otherwise.
 nlohmann::json ParseJsonText(std::string_view text, std::string_view what);
 
