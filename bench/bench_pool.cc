@@ -99,15 +99,7 @@ int main(int argc, char** argv) {
       fmt::print(stderr, "build failed: {}\n", b.message);
       return 1;
     }
-    MeasureCandidate c;
-    c.object = b.object;
-    c.func_name = b.func_name;
-    c.target = target.str();
-    c.args = task.args;
-    c.seed = task.seed;
-    c.expected = task.expected;
-    c.reduction_length = task.reduction_length;
-    candidates.push_back(std::move(c));
+    candidates.push_back(CandidateFor(task, std::move(b)));
   }
   TimerConfig timer = TuningTimerConfig();
 

@@ -125,7 +125,7 @@ class PostgresDatabase : public Database {
         "committing a workload");
     entry.id = id.Int(0, 0);
     tx.Commit();
-    parsed_[entry.id] = entry.func;
+    parsed_.Remember(entry.id, entry.func);
     return entry;
   }
 
@@ -289,19 +289,11 @@ class PostgresDatabase : public Database {
     e.name = rows.Text(i, 2);
     e.text = rows.Text(i, 3);
     e.created_at = rows.Double(i, 4);
-    auto it = parsed_.find(e.id);
-    if (it != parsed_.end()) {
-      e.func = it->second;
-      return e;
-    }
     std::string problem;
-    std::optional<PrimFunc> func = ParseWorkloadText(e.text, &problem);
-    if (!func) {
+    if (!parsed_.Resolve(e, &problem)) {
       warn_(fmt::format("{}: workload {}: {}; skipped", Describe(), e.id, problem));
       return std::nullopt;
     }
-    e.func = *func;
-    parsed_.emplace(e.id, *func);
     return e;
   }
 
@@ -445,7 +437,7 @@ class PostgresDatabase : public Database {
 
   WarningHandler warn_;
   PostgresConnection db_;
-  std::unordered_map<WorkloadId, PrimFunc> parsed_;
+  ParsedWorkloads parsed_;
   std::unordered_set<WorkloadId> known_workloads_;
   std::unordered_set<int64_t> warned_records_;  // ids of unreadable rows already reported
   std::map<std::string, int64_t> target_ids_;

@@ -179,7 +179,7 @@ class SqliteDatabase : public Database {
         .Run();
     entry.id = sqlite3_last_insert_rowid(db_.get());
     tx.Commit();
-    parsed_[entry.id] = entry.func;
+    parsed_.Remember(entry.id, entry.func);
     return entry;
   }
 
@@ -338,19 +338,11 @@ class SqliteDatabase : public Database {
     e.name = row.Text(2);
     e.text = row.Text(3);
     e.created_at = row.Double(4);
-    auto it = parsed_.find(e.id);
-    if (it != parsed_.end()) {
-      e.func = it->second;
-      return e;
-    }
     std::string problem;
-    std::optional<PrimFunc> func = ParseWorkloadText(e.text, &problem);
-    if (!func) {
+    if (!parsed_.Resolve(e, &problem)) {
       warn_(fmt::format("{}: workload {}: {}; skipped", Describe(), e.id, problem));
       return std::nullopt;
     }
-    e.func = *func;
-    parsed_.emplace(e.id, *func);
     return e;
   }
 
@@ -412,7 +404,7 @@ class SqliteDatabase : public Database {
   SqliteConnection db_;
   SqliteStatement find_workloads_, all_workloads_, insert_workload_, has_workload_, find_target_,
       insert_target_, insert_record_, top_k_, records_of_, all_records_, stats_, count_, prune_;
-  std::unordered_map<WorkloadId, PrimFunc> parsed_;
+  ParsedWorkloads parsed_;
   std::unordered_set<WorkloadId> known_workloads_;
   std::unordered_set<int64_t> warned_records_;  // ids of unreadable rows already reported
   std::map<std::string, int64_t> target_ids_;   // committed targets only

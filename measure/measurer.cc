@@ -48,6 +48,18 @@ MeasureTask MakeMeasureTask(const PrimFunc& original, const Target& target, uint
   return task;
 }
 
+MeasureCandidate CandidateFor(const MeasureTask& task, BuildResult built) {
+  MeasureCandidate c;
+  c.object = std::move(built.object);
+  c.func_name = std::move(built.func_name);
+  c.target = task.target.str();
+  c.args = task.args;
+  c.seed = task.seed;
+  c.expected = task.expected;
+  c.reduction_length = task.reduction_length;
+  return c;
+}
+
 Measurer::Measurer(BuilderConfig builder, RunnerConfig runner)
     : builder_(std::move(builder)),
       own_runner_(std::make_unique<RunnerPool>(std::move(runner))),
@@ -75,15 +87,7 @@ std::vector<MeasureResult> Measurer::Measure(const MeasureTask& task,
       if (on_result) on_result(i, results[i]);
       continue;
     }
-    MeasureCandidate c;
-    c.object = std::move(built[i].object);
-    c.func_name = built[i].func_name;
-    c.target = task.target.str();
-    c.args = task.args;
-    c.seed = task.seed;
-    c.expected = task.expected;
-    c.reduction_length = task.reduction_length;
-    candidates.push_back(std::move(c));
+    candidates.push_back(CandidateFor(task, std::move(built[i])));
     slots.push_back(i);
   }
   MeasureCallback forward;

@@ -259,7 +259,7 @@ std::vector<MeasureResult> RemoteRunner::Measure(const std::vector<MeasureCandid
   for (const Pending& p : jobs) ++object_uses[p.object.sha];
   size_t next = 0, finished = 0;
   double best = cutoff.best_seconds;
-  std::string last_id = "$";
+  std::string last_id = "0-0";  // the results stream from its start
 
   auto send = [&](size_t i) {
     Pending& p = jobs[i];
@@ -299,7 +299,6 @@ std::vector<MeasureResult> RemoteRunner::Measure(const std::vector<MeasureCandid
     client_->Command({"XGROUP", "CREATE", stream, pool::kGroup, "0", "MKSTREAM"},
                      /*allow_error=*/true);
   };
-  last_id = "0-0";
   int live = 1;
   auto last_check = Clock::now(), last_live = Clock::now();
   // The first pass sets the streams up like a recovery does: the broker may go away at any step.

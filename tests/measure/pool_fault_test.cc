@@ -46,15 +46,7 @@ TEST(DevicePoolFaults, KilledAgentsAndARestartedBrokerLoseAndDuplicateNothing) {
   ASSERT_TRUE(built[0].ok() && built[1].ok());
   std::vector<MeasureCandidate> candidates;
   for (int i = 0; i < 300; ++i) {
-    MeasureCandidate c;
-    c.object = built[i % 2].object;
-    c.func_name = built[i % 2].func_name;
-    c.target = Target::Host().str();
-    c.args = task.args;
-    c.seed = task.seed;
-    c.expected = task.expected;
-    c.reduction_length = task.reduction_length;
-    candidates.push_back(std::move(c));
+    candidates.push_back(CandidateFor(task, built[i % 2]));
   }
 
   RemoteRunnerConfig config;

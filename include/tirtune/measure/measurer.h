@@ -39,6 +39,9 @@ struct MeasureTask {
 MeasureTask MakeMeasureTask(const PrimFunc& original, const Target& target, uint64_t seed = 1,
                             const ReferenceConfig& reference = {});
 
+/// The candidate that measures the object of `built` (ok) against `task`'s reference.
+MeasureCandidate CandidateFor(const MeasureTask& task, BuildResult built);
+
 /// How the tuner times candidates unless told otherwise: 1 warm-up call, 3 repeats of at least
 /// 10 ms each, no cache flush (cheaper than TimerConfig{}, which is meant for final numbers).
 TimerConfig TuningTimerConfig();
