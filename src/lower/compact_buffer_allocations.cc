@@ -161,6 +161,82 @@ class AccessOffsetter : public StmtMutator {
   mutable arith::Analyzer analyzer_;
 };
 
+// Rewrites the accesses of a local buffer compacted per thread (AllocatePerThread): index[d]
+// becomes (index[d] - offset[d]) / stride[d], the offsets' canonical thread variables replaced by
+// the enclosing threadIdx loop of their tag. Not ok() when an access's offset needs a thread
+// index no enclosing loop defines.
+class ThreadAccessRewriter : public StmtMutator {
+ public:
+  ThreadAccessRewriter(const BufferNode* from, Buffer to, std::vector<Expr> offsets,
+                       std::vector<int64_t> strides,
+                       const std::unordered_map<std::string, Var>& canonical)
+      : from_(from), to_(std::move(to)), offsets_(std::move(offsets)),
+        strides_(std::move(strides)), canonical_(canonical) {}
+  using StmtMutator::VisitExpr_;
+  using StmtMutator::VisitStmt_;
+
+  bool ok() const { return ok_; }
+
+  Stmt VisitStmt_(const ForNode* op) override {
+    bool thread = op->for_kind == ForKind::kThreadBinding && canonical_.count(op->thread_tag);
+    std::optional<Expr> saved;
+    if (thread) {
+      auto found = current_.find(canonical_.at(op->thread_tag).get());
+      if (found != current_.end()) saved = found->second;
+      current_[canonical_.at(op->thread_tag).get()] = op->loop_var;
+    }
+    Stmt visited = StmtMutator::VisitStmt_(op);
+    if (thread) {
+      if (saved) {
+        current_[canonical_.at(op->thread_tag).get()] = *saved;
+      } else {
+        current_.erase(canonical_.at(op->thread_tag).get());
+      }
+    }
+    return visited;
+  }
+  Expr VisitExpr_(const BufferLoadNode* op) override {
+    Expr visited = StmtMutator::VisitExpr_(op);
+    const auto* load = visited.as<BufferLoadNode>();
+    if (load->buffer.get() != from_) return visited;
+    return MakeBufferLoad(to_, Rewrite(load->indices));
+  }
+  Stmt VisitStmt_(const BufferStoreNode* op) override {
+    Stmt visited = StmtMutator::VisitStmt_(op);
+    const auto* store = visited.as<BufferStoreNode>();
+    if (store->buffer.get() != from_) return visited;
+    return MakeBufferStore(to_, store->value, Rewrite(store->indices));
+  }
+
+ private:
+  std::vector<Expr> Rewrite(const std::vector<Expr>& indices) {
+    std::vector<Expr> out;
+    for (size_t d = 0; d < indices.size(); ++d) {
+      Expr offset = Substitute(offsets_[d], [&](const VarNode* v) -> Expr {
+        auto found = current_.find(v);
+        if (found != current_.end()) return found->second;
+        for (const auto& [tag, var] : canonical_) {
+          if (var.get() == v) ok_ = false;  // a thread index no enclosing loop defines
+        }
+        return Expr();
+      });
+      Expr rel = indices[d] - Cast(indices[d].dtype(), offset);
+      if (strides_[d] != 1) rel = FloorDiv(rel, IntImm(indices[d].dtype(), strides_[d]));
+      out.push_back(analyzer_.Simplify(rel));
+    }
+    return out;
+  }
+
+  const BufferNode* from_;
+  Buffer to_;
+  std::vector<Expr> offsets_;
+  std::vector<int64_t> strides_;
+  const std::unordered_map<std::string, Var>& canonical_;
+  std::unordered_map<const VarNode*, Expr> current_;
+  bool ok_ = true;
+  arith::Analyzer analyzer_;
+};
+
 class AllocationCompactor : public StmtMutator {
  public:
   AllocationCompactor(const StorageAlignRequests& align, AllocationPlacement placement)
@@ -280,6 +356,9 @@ class AllocationCompactor : public StmtMutator {
 
   // Allocates `buffer` around `s`, shrunk to the region `s` accesses.
   Stmt AllocateHere(const Buffer& buffer, const Stmt& s) {
+    if (placement_ == AllocationPlacement::kGpu && buffer->scope == StorageScope::kLocal) {
+      if (std::optional<Stmt> per_thread = AllocatePerThread(buffer, s)) return *per_thread;
+    }
     arith::Analyzer analyzer = EnclosingFacts();
     auto region = RegionCollector(buffer.get(), &analyzer).Collect(s);
     if (!region) return s;
@@ -315,6 +394,96 @@ class AllocationCompactor : public StmtMutator {
     Buffer compact = buffer.WithShape(shape);
     if (!strides.empty()) compact = compact.WithStrides(strides);
     return MakeAllocate(compact, AccessOffsetter(buffer.get(), compact, offsets).VisitStmt(s));
+  }
+
+  // A local GPU buffer allocated above threadIdx loops: every thread has its own copy, so the
+  // copy need only hold the region one thread accesses, with the thread indices fixed (the loops
+  // of one tag are the same thread index, whichever loop). A dimension a thread walks with a
+  // stride (its elements `threads` apart, so that a warp's accesses are adjacent) is divided by
+  // the stride. Nullopt when `s` has no threadIdx loop or the per-thread region is not a box of
+  // constant size.
+  std::optional<Stmt> AllocatePerThread(const Buffer& buffer, const Stmt& s) {
+    std::unordered_map<std::string, Var> canonical;
+    std::unordered_map<std::string, Expr> thread_extent;
+    VarMap to_canonical;
+    bool consistent = true;
+    PreOrderVisit(s, [&](const Object* node) {
+      const auto* loop = node->as<ForNode>();
+      if (loop == nullptr || loop->for_kind != ForKind::kThreadBinding ||
+          loop->thread_tag.rfind("threadIdx.", 0) != 0) {
+        return true;
+      }
+      auto [it, fresh] = canonical.try_emplace(loop->thread_tag,
+                                               Var(loop->thread_tag, loop->loop_var.dtype()));
+      if (fresh) {
+        thread_extent[loop->thread_tag] = loop->extent;
+      } else if (!IsConstInt(thread_extent[loop->thread_tag], *AsConstInt(loop->extent))) {
+        consistent = false;
+      }
+      if (!IsConstInt(loop->min, 0) || AsConstInt(loop->extent) == nullptr) consistent = false;
+      to_canonical[loop->loop_var.get()] = it->second;
+      return true;
+    });
+    if (canonical.empty() || !consistent || align_.count(buffer.get())) return std::nullopt;
+    arith::Analyzer analyzer = EnclosingFacts();
+    for (const auto& [tag, var] : canonical) analyzer.Bind(var, Range{0, thread_extent[tag]});
+    Stmt canonical_body = Substitute(s, to_canonical);
+    auto region = RegionCollector(buffer.get(), &analyzer).Collect(canonical_body);
+    if (!region) return std::nullopt;
+    std::vector<Expr> shape, offsets;
+    std::vector<int64_t> strides;
+    std::vector<std::vector<Expr>> accesses = Accesses(buffer.get(), canonical_body);
+    for (int d = 0; d < buffer->ndim(); ++d) {
+      const arith::IntSet& set = (*region)[d];
+      if (!set.HasLowerBound() || !set.HasUpperBound()) return std::nullopt;
+      Expr span_expr = analyzer.Simplify(set.max() - set.min());
+      const int64_t* span = AsConstInt(span_expr);
+      if (span == nullptr) return std::nullopt;
+      Expr min = analyzer.Simplify(set.min());
+      // The largest stride every access's offset in this dimension is a multiple of (a divisor
+      // of the span; a span past the buffer's extent is not worth compacting).
+      const int64_t* full = AsConstInt(buffer->shape[d]);
+      if (full == nullptr || *span < 0 || *span >= *full) return std::nullopt;
+      int64_t stride = 1;
+      for (int64_t c = *span; c > 1; --c) {
+        if (*span % c != 0) continue;
+        bool all = true;
+        for (const std::vector<Expr>& index : accesses) {
+          Expr rest = analyzer.Simplify(FloorMod(index[d] - Cast(index[d].dtype(), min),
+                                                 IntImm(index[d].dtype(), c)));
+          if (!IsConstInt(rest, 0)) {
+            all = false;
+            break;
+          }
+        }
+        if (all) {
+          stride = c;
+          break;
+        }
+      }
+      shape.push_back(IntImm(buffer->shape[d].dtype(), *span / stride + 1));
+      offsets.push_back(min);
+      strides.push_back(stride);
+    }
+    Buffer compact = buffer.WithShape(shape).WithStrides({});
+    ThreadAccessRewriter rewriter(buffer.get(), compact, offsets, strides, canonical);
+    Stmt body = rewriter.VisitStmt(s);
+    if (!rewriter.ok()) return std::nullopt;
+    return MakeAllocate(compact, body);
+  }
+
+  static std::vector<std::vector<Expr>> Accesses(const BufferNode* buffer, const Stmt& s) {
+    std::vector<std::vector<Expr>> out;
+    PreOrderVisit(s, [&](const Object* node) {
+      if (const auto* load = node->as<BufferLoadNode>(); load && load->buffer.get() == buffer) {
+        out.push_back(load->indices);
+      }
+      if (const auto* store = node->as<BufferStoreNode>(); store && store->buffer.get() == buffer) {
+        out.push_back(store->indices);
+      }
+      return true;
+    });
+    return out;
   }
 
   const StorageAlignRequests& align_;

@@ -48,7 +48,8 @@ TEST(CudaSource, SharedTilesBarriersAndLocalArraysArePrinted) {
   EXPECT_NE(source.find("__shared__ __align__(16) float A_shared[128];"), std::string::npos)
       << source;
   EXPECT_NE(source.find("__syncthreads();"), std::string::npos) << source;
-  EXPECT_NE(source.find("float C_local[256];"), std::string::npos) << source;
+  // Each thread's own 4 x 4 tile of the accumulator, not the block's 16 x 16.
+  EXPECT_NE(source.find("float C_local[16];"), std::string::npos) << source;
 }
 
 TEST(CudaCompile, HandWrittenSchedulesCompileToCubinsThatPassTheGates) {

@@ -198,5 +198,81 @@ def aligned(A: Buffer((8, 4), float32), C: Buffer((8, 4), float32)):
   ExpectSameNumbers(f, compacted);
 }
 
+// A GPU accumulator used by two sibling threadIdx loops (the update inside a K loop, the
+// write-back after it) stays above them, and every thread's copy holds only that thread's
+// elements, the loops' thread indices standing for the same thread.
+TEST(CompactBufferAllocations, GpuLocalAboveThreadLoopsKeepsOneThreadsTile) {
+  PrimFunc f = ParseFunc(R"(@prim_func
+def acc(A: Buffer((8, 8), float32), C: Buffer((8, 8), float32)):
+    with allocate(S, (8, 8), float32, scope="local"):
+        for k in range(8):
+            for ty in thread_binding(4, thread="threadIdx.y"):
+                for i in range(2):
+                    if k == 0:
+                        S[ty * 2 + i, 0] = 0.0
+                    S[ty * 2 + i, 0] = S[ty * 2 + i, 0] + A[ty * 2 + i, k]
+        for ty2 in thread_binding(4, thread="threadIdx.y"):
+            for i in range(2):
+                C[ty2 * 2 + i, 0] = S[ty2 * 2 + i, 0]
+)");
+  PrimFunc compacted = CompactBufferAllocations(f, {}, AllocationPlacement::kGpu);
+  ExpectFuncEqual(compacted, R"(@prim_func
+def acc(A: Buffer((8, 8), float32), C: Buffer((8, 8), float32)):
+    with allocate(S, (2, 1), float32, scope="local"):
+        for k in range(8):
+            for ty in thread_binding(4, thread="threadIdx.y"):
+                for i in range(2):
+                    if k == 0:
+                        S[i, 0] = 0.0
+                    S[i, 0] = S[i, 0] + A[ty * 2 + i, k]
+        for ty2 in thread_binding(4, thread="threadIdx.y"):
+            for i in range(2):
+                C[ty2 * 2 + i, 0] = S[i, 0]
+)");
+}
+
+// A thread whose elements lie `threads` apart (so that a warp's accesses are adjacent) gets them
+// packed: the dimension is divided by the stride.
+TEST(CompactBufferAllocations, GpuLocalWithStridedThreadElementsIsPacked) {
+  PrimFunc f = ParseFunc(R"(@prim_func
+def acc(A: Buffer((8,), float32), C: Buffer((8,), float32)):
+    with allocate(S, (8,), float32, scope="local"):
+        for tx in thread_binding(4, thread="threadIdx.x"):
+            for i in range(2):
+                S[i * 4 + tx] = A[i * 4 + tx] * 2.0
+        for tx2 in thread_binding(4, thread="threadIdx.x"):
+            for i in range(2):
+                C[i * 4 + tx2] = S[i * 4 + tx2]
+)");
+  PrimFunc compacted = CompactBufferAllocations(f, {}, AllocationPlacement::kGpu);
+  ExpectFuncEqual(compacted, R"(@prim_func
+def acc(A: Buffer((8,), float32), C: Buffer((8,), float32)):
+    with allocate(S, (2,), float32, scope="local"):
+        for tx in thread_binding(4, thread="threadIdx.x"):
+            for i in range(2):
+                S[i] = A[i * 4 + tx] * 2.0
+        for tx2 in thread_binding(4, thread="threadIdx.x"):
+            for i in range(2):
+                C[i * 4 + tx2] = S[i]
+)");
+}
+
+// On the CPU the same function keeps the buffer whole: thread-bound loops are loops there.
+TEST(CompactBufferAllocations, CpuPlacementDoesNotCompactPerThread) {
+  PrimFunc f = ParseFunc(R"(@prim_func
+def acc(A: Buffer((8,), float32), C: Buffer((8,), float32)):
+    with allocate(S, (8,), float32, scope="local"):
+        for tx in thread_binding(4, thread="threadIdx.x"):
+            for i in range(2):
+                S[i * 4 + tx] = A[i * 4 + tx] * 2.0
+        for tx2 in thread_binding(4, thread="threadIdx.x"):
+            for i in range(2):
+                C[i * 4 + tx2] = S[i * 4 + tx2]
+)");
+  PrimFunc compacted = CompactBufferAllocations(f);
+  ExpectSameNumbers(f, compacted);
+  EXPECT_EQ(Print(compacted).find("allocate(S, (2,)"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace tirtune

@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""The vendor libraries on the GPU bundle's timed cases, measured the way tirtune-gpu-bench
+measures (CUDA events around the call, an L2 flush before every repeat, the median): FP32 GEMM
+through cuBLAS (torch.matmul, TF32 off) and conv2d through cuDNN (TF32 off, the fastest of NCHW
+and NHWC with cudnn.benchmark). Needs PyTorch with CUDA; prints a table and writes JSON."""
+import argparse
+import json
+import statistics
+
+import torch
+
+
+def time_ms(fn, min_ms=300.0, flush_bytes=256 << 20):
+    flush = torch.empty(flush_bytes // 4, dtype=torch.float32, device="cuda")
+    fn()
+    torch.cuda.synchronize()
+    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+
+    def once():
+        flush.zero_()
+        start.record()
+        fn()
+        stop.record()
+        stop.synchronize()
+        return start.elapsed_time(stop)
+
+    first = once()
+    repeats = int(min(500, max(10, min_ms / max(first, 1e-3))))
+    times = [once() for _ in range(repeats)]
+    return statistics.median(times), min(times), repeats
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--json", help="write the results here")
+    args = parser.parse_args()
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    torch.backends.cudnn.benchmark = True
+    results = {"device": torch.cuda.get_device_name(0), "torch": torch.__version__,
+               "cuda": torch.version.cuda, "cudnn": torch.backends.cudnn.version(), "cases": []}
+
+    def report(name, library, flops, fn, check=None):
+        median, best, repeats = time_ms(fn)
+        row = {"name": name, "library": library, "median_ms": median, "min_ms": best,
+               "repeats": repeats, "tflops": flops / (median * 1e-3) / 1e12}
+        if check is not None:
+            row["max_abs_error_vs_fp64"] = check
+        results["cases"].append(row)
+        print(f"{name:<34} {library:<8} {median:10.4f} ms {row['tflops']:8.2f} TFLOP/s")
+
+    for m, n, k in [(4096, 4096, 4096), (256, 256, 256)]:
+        a = torch.rand(m, k, device="cuda") * 2 - 1
+        b = torch.rand(k, n, device="cuda") * 2 - 1
+        c = torch.empty(m, n, device="cuda")
+        exact = (a.double() @ b.double())
+        error = (torch.matmul(a, b).double() - exact).abs().max().item()
+        report(f"gemm:{m},{n},{k}", "cuBLAS", 2.0 * m * n * k,
+               lambda: torch.matmul(a, b, out=c), error)
+
+    # conv2d:1,56,56,64,64,3,1,1 (N, H, W, CI, CO, K, stride, pad), NHWC in tirtune.
+    n, h, w, ci, co, kk = 1, 56, 56, 64, 64, 3
+    flops = 2.0 * n * h * w * co * ci * kk * kk
+    x = torch.rand(n, ci, h, w, device="cuda") * 2 - 1
+    wt = torch.rand(co, ci, kk, kk, device="cuda") * 2 - 1
+    for layout, xx, ww in [("NCHW", x, wt),
+                           ("NHWC", x.to(memory_format=torch.channels_last),
+                            wt.to(memory_format=torch.channels_last))]:
+        report(f"conv2d:1,56,56,64,64,3,1,1 {layout}", "cuDNN", flops,
+               lambda: torch.nn.functional.conv2d(xx, ww, padding=1))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=2)
+
+
+if __name__ == "__main__":
+    main()
