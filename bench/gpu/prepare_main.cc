@@ -18,13 +18,13 @@
 #include <iostream>
 #include <optional>
 
-#include "gpu_bundle.h"
 #include "hand_schedules.h"
 #include "tirtune/codegen/cuda.h"
 #include "tirtune/codegen/target.h"
 #include "tirtune/interp/gpu_executor.h"
 #include "tirtune/interp/interpreter.h"
 #include "tirtune/lower/lower_gpu.h"
+#include "tirtune/measure/gpu_bundle.h"
 #include "tirtune/measure/reference.h"
 #include "tirtune/te/workload_registry.h"
 
@@ -36,7 +36,7 @@ namespace fs = std::filesystem;
 
 enum class Reference { kInterpreter, kGemmElements, kNone };
 
-struct CaseSpec {
+struct Case {
   std::string name;
   std::string workload;
   std::string schedule;
@@ -85,17 +85,16 @@ std::vector<int64_t> SampleIndices(int64_t n, int64_t limit) {
 class Preparer {
  public:
   Preparer(std::string dir, Target target) : dir_(std::move(dir)), target_(std::move(target)) {
-    manifest_ = {{"format", kFormat}, {"arch", target_.arch},
-                 {"cases", json::array()}};
+    manifest_ = json::array();
   }
 
-  void Add(const CaseSpec& spec) {
+  void Add(const Case& spec) {
     auto start = std::chrono::steady_clock::now();
     Workload w = MakeWorkload(spec.workload);
     std::string status;
     try {
       json c = Build(spec, w);
-      manifest_["cases"].push_back(c);
+      manifest_.push_back(c);
       status = c.value("status", "ok");
     } catch (const std::exception& e) {
       status = std::string("SKIPPED: ") + e.what();
@@ -107,75 +106,36 @@ class Preparer {
   }
 
   int Finish() {
-    std::ofstream(dir_ + "/manifest.json") << manifest_.dump() << "\n";
+    WriteManifest(dir_, target_.arch, manifest_);
     std::cout << fmt::format("{} cases in {}/manifest.json, {} skipped\n",
-                             manifest_["cases"].size(), dir_, skipped_);
+                             manifest_.size(), dir_, skipped_);
     return skipped_ == 0 ? 0 : 1;
   }
 
  private:
-  json Build(const CaseSpec& spec, const Workload& w) {
+  json Build(const Case& spec, const Workload& w) {
     const PrimFunc& func = w.func;
     Schedule sch = spec.make(func);
     GpuModule module = LowerGpu(sch.func(), target_.gpu);
     CudaBinary binary = CompileCuda(module, target_);
     std::vector<std::string> gates = CheckResourceGates(module, binary, target_.gpu);
     if (!gates.empty()) throw std::runtime_error("resource gates: " + gates.front());
-    std::string cubin = spec.name + ".cubin";
-    std::ofstream(dir_ + "/" + cubin, std::ios::binary) << binary.cubin;
     std::ofstream(dir_ + "/" + spec.name + ".cu") << binary.source;
-
-    json c = {{"name", spec.name},     {"workload", spec.workload}, {"schedule", spec.schedule},
-              {"cubin", cubin},        {"flops", w.flops},          {"time", spec.time},
-              {"expect", spec.expect}, {"rtol", spec.rtol},         {"atol", spec.atol}};
-    // Buffers: the parameters, then the global intermediates.
     std::vector<bool> written = WrittenParams(func);
-    json buffers = json::array();
-    std::vector<std::string> names;
-    auto elements = [](const Buffer& b) {
-      int64_t n = 1;
-      for (const Expr& e : b->shape) n *= *AsConstInt(e);
-      return n;
-    };
-    for (size_t p = 0; p < module.params.size(); ++p) {
-      const Buffer& b = module.params[p];
-      if (b->dtype != DataType::Float(32)) {
-        throw std::runtime_error(fmt::format("parameter {} is not float32", b->name));
-      }
-      json j = {{"name", b->name},
-                {"dtype", "float32"},
-                {"elements", elements(b)},
-                {"kind", written[p] ? "output" : "input"}};
-      if (!written[p]) {
-        j["seed"] = SeedOf(p);
-        j["low"] = LowOf(b);
-      }
-      buffers.push_back(j);
-      names.push_back(b->name);
+    std::vector<Input> inputs;
+    for (size_t p = 0; p < func->params.size(); ++p) {
+      Input input;
+      input.seed = SeedOf(p);
+      input.low = LowOf(func->params[p]);
+      inputs.push_back(input);
     }
-    for (const Buffer& b : module.global_allocs) {
-      buffers.push_back({{"name", b->name},
-                         {"dtype", "float32"},
-                         {"elements", elements(b)},
-                         {"kind", "intermediate"}});
-      names.push_back(b->name);
-    }
-    c["buffers"] = buffers;
-    json kernels = json::array();
+    gpu_bundle::CaseSpec c_spec{.name = spec.name, .workload = spec.workload,
+                                .schedule = spec.schedule, .flops = w.flops, .time = spec.time,
+                                .expect = spec.expect, .rtol = spec.rtol, .atol = spec.atol,
+                                .same_as = spec.same_as};
+    json c = WriteCase(dir_, c_spec, module, binary, written, inputs);
     int64_t registers = 0;
-    for (const GpuKernel& k : module.kernels) {
-      json args = json::array();
-      for (const Buffer& b : k.params) {
-        auto at = std::find(names.begin(), names.end(), b->name);
-        if (at == names.end()) throw std::runtime_error("kernel uses unknown buffer " + b->name);
-        args.push_back(at - names.begin());
-      }
-      kernels.push_back({{"name", k.name}, {"grid", k.grid}, {"block", k.block}, {"args", args}});
-    }
     for (const KernelResources& r : binary.resources) registers = std::max(registers, r.registers);
-    c["kernels"] = kernels;
-    if (!spec.same_as.empty()) c["same_as"] = spec.same_as;
-
     std::string status = fmt::format("{} kernel(s), {} registers, nvrtc {:.0f} ms",
                                      module.kernels.size(), registers, binary.nvrtc_ms);
     if (spec.reference == Reference::kInterpreter) {
@@ -183,12 +143,7 @@ class Preparer {
       Interpret(func, want);
       json check = json::object();
       for (size_t p = 0; p < func->params.size(); ++p) {
-        if (!written[p]) continue;
-        std::vector<int64_t> indices = SampleIndices(want[p].size(), 1 << 14);
-        json values = json::array();
-        const float* data = want[p].data<float>();
-        for (int64_t i : indices) values.push_back(data[i]);
-        check[func->params[p]->name] = {{"indices", indices}, {"values", values}};
+        if (written[p]) check[func->params[p]->name] = CheckOf(want[p]);
       }
       c["check"] = check;
       if (w.flops < 5e7) status += ", executor " + ExecutorAgrees(func, module, want, spec);
@@ -202,7 +157,7 @@ class Preparer {
 
   // The GPU-semantics executor on the same inputs, compared with the interpreter's `want`.
   std::string ExecutorAgrees(const PrimFunc& func, const GpuModule& module,
-                             const std::vector<NDArray>& want, const CaseSpec& spec) {
+                             const std::vector<NDArray>& want, const Case& spec) {
     std::vector<NDArray> got;  // the module's parameters are the function's, flattened
     for (const NDArray& a : SeededArgs(func)) {
       NDArray flat = NDArray::Empty({a.size()}, a.dtype());
@@ -281,7 +236,7 @@ int Main(int argc, char** argv) {
   Preparer prep(dir, Target::Parse("cuda -arch=" + arch));
   auto spec = [](std::string name, std::string workload, std::string schedule,
                  std::function<Schedule(const PrimFunc&)> make) {
-    CaseSpec c;
+    Case c;
     c.name = std::move(name);
     c.workload = std::move(workload);
     c.schedule = std::move(schedule);
@@ -297,7 +252,7 @@ int Main(int argc, char** argv) {
       prep.Add(spec("plain_" + def.name, ShapeSpec(def), plain_text, plain));
     }
   }
-  CaseSpec planted = spec("planted_wrong_reference", "gemm:64,64,64",
+  Case planted = spec("planted_wrong_reference", "gemm:64,64,64",
                           "plain, checked against references shifted by 1 (must be caught)", plain);
   planted.expect = "mismatch";
   prep.Add(planted);
@@ -335,12 +290,12 @@ int Main(int argc, char** argv) {
   }
   if (!quick) {
     // The timed cases.
-    CaseSpec gemm_plain = spec("gemm4096_plain", "gemm:4096,4096,4096", plain_text, plain);
+    Case gemm_plain = spec("gemm4096_plain", "gemm:4096,4096,4096", plain_text, plain);
     gemm_plain.reference = Reference::kGemmElements;
     gemm_plain.time = true;
     prep.Add(gemm_plain);
     for (size_t t = 0; t < gemm_tilings.size(); ++t) {
-      CaseSpec c = spec(fmt::format("gemm4096_tiled{}", t), "gemm:4096,4096,4096",
+      Case c = spec(fmt::format("gemm4096_tiled{}", t), "gemm:4096,4096,4096",
                         gemm_tilings[t].Describe(), gemm(gemm_tilings[t]));
       c.reference = Reference::kGemmElements;
       c.same_as = "gemm4096_plain";
@@ -348,11 +303,11 @@ int Main(int argc, char** argv) {
       prep.Add(c);
     }
     const char* conv_shape = "conv2d:1,56,56,64,64,3,1,1";
-    CaseSpec conv_plain = spec("conv2d_56_plain", conv_shape, plain_text, plain);
+    Case conv_plain = spec("conv2d_56_plain", conv_shape, plain_text, plain);
     conv_plain.time = true;
     prep.Add(conv_plain);
     for (size_t t = 0; t < conv_tilings.size(); ++t) {
-      CaseSpec c = spec(fmt::format("conv2d_56_tiled{}", t), conv_shape,
+      Case c = spec(fmt::format("conv2d_56_tiled{}", t), conv_shape,
                         conv_tilings[t].Describe(), conv(conv_tilings[t]));
       c.reference = Reference::kNone;
       c.same_as = "conv2d_56_plain";

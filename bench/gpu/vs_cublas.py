@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The vendor libraries on the GPU bundle's timed cases, measured the way tirtune-gpu-bench
+"""The vendor libraries on the GPU bundle's timed cases, measured the way tirtune-gpu-runner
 measures (CUDA events around the call, an L2 flush before every repeat, the median): FP32 GEMM
 through cuBLAS (torch.matmul, TF32 off) and conv2d through cuDNN (TF32 off, the fastest of NCHW
 and NHWC with cudnn.benchmark). Needs PyTorch with CUDA; prints a table and writes JSON."""

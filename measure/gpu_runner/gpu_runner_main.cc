@@ -1,5 +1,5 @@
-// tirtune-gpu-bench: runs a GPU bundle (gpu_bundle.h) on a GPU host that has only the NVIDIA
-// driver. For each case: load the cubin, fill the inputs (seeded), run its kernels once, check the
+// tirtune-gpu-runner: runs a GPU bundle (tirtune/measure/gpu_bundle.h) on a GPU host that has
+// only the NVIDIA driver. For each case: load the cubin, fill the inputs (seeded), run its kernels once, check the
 // outputs against the interpreter's numbers (and against an earlier case's outputs where the
 // manifest says so); only a verified kernel is timed: CUDA events around its launches, an L2
 // flush before every repeat, the median of the repeats. Prints a table and writes the results as
@@ -13,6 +13,7 @@
 #include <array>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -21,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "gpu_bundle.h"
+#include "tirtune/measure/gpu_bundle.h"
 #include "tirtune/runtime/cuda_driver.h"
 
 namespace tirtune::gpu_bundle {
@@ -89,7 +90,19 @@ class BundleRunner {
       buf.address = buf.device.address();
       if (buf.kind == "input") {
         std::vector<float> host(static_cast<size_t>(buf.elements));
-        FillSeeded(host.data(), buf.elements, b.at("seed").get<uint64_t>(), b.value("low", -1.0f));
+        if (b.contains("file")) {
+          std::string path = dir_ + "/" + b.at("file").get<std::string>();
+          std::string bytes = ReadFile(path);
+          if (bytes.size() != host.size() * sizeof(float)) {
+            throw std::runtime_error(fmt::format("{} holds {} bytes, buffer {} needs {}", path,
+                                                 bytes.size(), buf.name,
+                                                 host.size() * sizeof(float)));
+          }
+          std::memcpy(host.data(), bytes.data(), bytes.size());
+        } else {
+          FillSeeded(host.data(), buf.elements, b.at("seed").get<uint64_t>(),
+                     b.value("low", -1.0f));
+        }
         ctx_.CopyToDevice(buf.device, host.data(), host.size() * sizeof(float));
       } else {
         ctx_.Fill(buf.device, 0xFF);  // NaN: an element no kernel writes shows
@@ -222,7 +235,7 @@ std::string Row(const json& r) {
 }
 
 int Main(int argc, char** argv) {
-  CLI::App app{"Runs a GPU bundle: verifies every case's kernels on the GPU, then times them."};
+  CLI::App app{"tirtune-gpu-runner: verifies every case of a GPU bundle on the GPU, then times it."};
   std::string dir, json_out;
   int device = 0;
   double min_ms = 300;

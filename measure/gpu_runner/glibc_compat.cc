@@ -1,4 +1,4 @@
-// tirtune-gpu-bench runs on GPU hosts whose C library may be older than the build host's. The
+// tirtune-gpu-runner runs on GPU hosts whose C library may be older than the build host's. The
 // static libstdc++ it links refers to arc4random (glibc 2.36, for std::random_device), which it
 // never calls here; defining it in the program keeps the binary loadable with glibc 2.34 and 2.35.
 #include <fcntl.h>

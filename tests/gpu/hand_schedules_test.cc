@@ -1,0 +1,72 @@
+// The GPU bundle's hand-written schedules (bench/gpu/hand_schedules.h), checked without a GPU at
+// small sizes: the GPU-semantics executor computes the interpreter's numbers, the cubins pass the
+// resource gates, and each thread's accumulator is its own tile (registers, not the block's tile
+// in local memory: what made the tiled GEMM fast on the GPU).
+#include "hand_schedules.h"
+
+#include <gtest/gtest.h>
+
+#include "../lower/gpu_check.h"
+#include "tirtune/codegen/cuda.h"
+#include "tirtune/te/workload_registry.h"
+
+namespace tirtune::gpu_bundle {
+namespace {
+
+const GpuLimits kLimits = Target::Parse("cuda -arch=sm_90").gpu;
+
+void ExpectAgreesAndCompiles(const PrimFunc& original, const Schedule& sch,
+                             const std::string& accumulator) {
+  GpuModule module = LowerGpu(sch.func(), kLimits);
+  EXPECT_EQ(testing::CompareWithInterpreter(original, module, 7, 1e-3), "");
+  std::string source = EmitCudaSource(module);
+  if (!accumulator.empty()) {
+    EXPECT_NE(source.find(accumulator), std::string::npos) << source;
+  }
+  std::string why;
+  if (!CudaCompilerAvailable(&why)) GTEST_SKIP() << why;
+  CudaBinary binary = CompileCuda(module, Target::Parse("cuda -arch=sm_90"));
+  EXPECT_EQ(CheckResourceGates(module, binary, kLimits), std::vector<std::string>{});
+  for (const KernelResources& r : binary.resources) EXPECT_EQ(r.stack_bytes, 0) << r.kernel;
+}
+
+TEST(HandSchedules, TiledGemmStridedAndAdjacentTiles) {
+  PrimFunc gemm = MakeWorkload("gemm:128,64,32").func;
+  for (bool strided : {true, false}) {
+    GemmTiling t{.threads_y = 8, .threads_x = 4, .tile_y = 4, .tile_x = 4, .k_tile = 8,
+                 .strided = strided};
+    SCOPED_TRACE(t.Describe());
+    ExpectAgreesAndCompiles(gemm, TiledGemmSchedule(gemm, t), "float C_local[16];");
+  }
+}
+
+TEST(HandSchedules, TiledGemmWithTheInitInTheKLoop) {
+  PrimFunc gemm = MakeWorkload("gemm:64,64,16").func;
+  GemmTiling t{.threads_y = 4, .threads_x = 8, .tile_y = 2, .tile_x = 2, .k_tile = 4,
+               .decompose = false};
+  ExpectAgreesAndCompiles(gemm, TiledGemmSchedule(gemm, t), "float C_local[4];");
+}
+
+TEST(HandSchedules, TiledConv2dWithPadding) {
+  PrimFunc conv = MakeWorkload("conv2d:1,4,8,8,32,3,1,1").func;
+  ConvTiling t{.h_tile = 2, .w_threads = 4, .w_tile = 2, .co_threads = 8, .co_tile = 4,
+               .rc_tile = 4};
+  ExpectAgreesAndCompiles(conv, TiledConv2dSchedule(conv, t), "float conv2d_nhwc_local[16];");
+}
+
+TEST(HandSchedules, PlainScheduleOfEveryWorkload) {
+  for (const WorkloadDef& def : AllWorkloads()) {
+    if (def.small_shape.empty()) continue;
+    std::string spec = def.name + ":";
+    for (size_t i = 0; i < def.small_shape.size(); ++i) {
+      spec += (i ? "," : "") + std::to_string(def.small_shape[i]);
+    }
+    SCOPED_TRACE(spec);
+    PrimFunc f = MakeWorkload(spec).func;
+    GpuModule module = LowerGpu(PlainGpuSchedule(f).func(), kLimits);
+    EXPECT_EQ(testing::CompareWithInterpreter(f, module, 7, 1e-3), "");
+  }
+}
+
+}  // namespace
+}  // namespace tirtune::gpu_bundle
