@@ -24,6 +24,7 @@
 #include "tirtune/interp/gpu_executor.h"
 #include "tirtune/interp/interpreter.h"
 #include "tirtune/lower/lower_gpu.h"
+#include "tirtune/schedule/trace.h"
 #include "tirtune/measure/gpu_bundle.h"
 #include "tirtune/measure/reference.h"
 #include "tirtune/te/workload_registry.h"
@@ -46,6 +47,8 @@ struct Case {
   bool time = false;
   std::string expect = "pass";
   double rtol = 1e-3, atol = 1e-3;
+  /// Inputs as files of raw float32 (as `tirtune time --target cuda` writes them), not seeds.
+  bool file_inputs = false;
 };
 
 uint64_t SeedOf(size_t param) { return 1000 + param; }
@@ -121,12 +124,19 @@ class Preparer {
     std::vector<std::string> gates = CheckResourceGates(module, binary, target_.gpu);
     if (!gates.empty()) throw std::runtime_error("resource gates: " + gates.front());
     std::ofstream(dir_ + "/" + spec.name + ".cu") << binary.source;
+    std::ofstream(dir_ + "/" + spec.name + ".trace.json") << sch.trace().ToJson().dump(1) << "\n";
     std::vector<bool> written = WrittenParams(func);
     std::vector<Input> inputs;
     for (size_t p = 0; p < func->params.size(); ++p) {
       Input input;
       input.seed = SeedOf(p);
       input.low = LowOf(func->params[p]);
+      if (spec.file_inputs && !written[p]) {
+        NDArray a = SeededArgs(func)[p];
+        input.file = fmt::format("{}.input{}.bin", spec.name, p);
+        std::ofstream(dir_ + "/" + input.file, std::ios::binary)
+            .write(static_cast<const char*>(a.raw()), static_cast<std::streamsize>(a.nbytes()));
+      }
       inputs.push_back(input);
     }
     gpu_bundle::CaseSpec c_spec{.name = spec.name, .workload = spec.workload,
@@ -267,6 +277,10 @@ int Main(int argc, char** argv) {
       {.threads_y = 16, .threads_x = 16, .tile_y = 8, .tile_x = 8, .k_tile = 4},
       {.threads_y = 8, .threads_x = 32, .tile_y = 8, .tile_x = 4, .k_tile = 8},
       {.threads_y = 16, .threads_x = 16, .tile_y = 8, .tile_x = 8, .k_tile = 8, .decompose = false},
+      {.threads_y = 16, .threads_x = 16, .tile_y = 8, .tile_x = 8, .k_tile = 32},
+      {.threads_y = 32, .threads_x = 8, .tile_y = 4, .tile_x = 8, .k_tile = 16},
+      {.threads_y = 16, .threads_x = 16, .tile_y = 4, .tile_x = 8, .k_tile = 16},
+      {.threads_y = 16, .threads_x = 16, .tile_y = 8, .tile_x = 8, .k_tile = 16, .strided = false},
   };
   auto gemm = [](GemmTiling t) {
     return [t](const PrimFunc& f) { return TiledGemmSchedule(f, t); };
@@ -275,6 +289,10 @@ int Main(int argc, char** argv) {
     prep.Add(spec(fmt::format("gemm256_tiled{}", t), "gemm:256,256,256",
                   gemm_tilings[t].Describe(), gemm(gemm_tilings[t])));
   }
+  Case from_files = spec("gemm256_file_inputs", "gemm:256,256,256", gemm_tilings[0].Describe(),
+                         gemm(gemm_tilings[0]));
+  from_files.file_inputs = true;
+  prep.Add(from_files);
   std::vector<ConvTiling> conv_tilings = {
       {.h_tile = 1, .w_threads = 8, .w_tile = 1, .co_threads = 16, .co_tile = 4, .rc_tile = 8},
       {.h_tile = 1, .w_threads = 4, .w_tile = 2, .co_threads = 16, .co_tile = 4, .rc_tile = 8},
@@ -300,6 +318,14 @@ int Main(int argc, char** argv) {
       c.reference = Reference::kGemmElements;
       c.same_as = "gemm4096_plain";
       c.time = true;
+      prep.Add(c);
+    }
+    // A softmax and a reduction at sizes worth timing, plain (each row in one thread).
+    for (const char* w : {"softmax:4096,1024", "global_avg_pool2d:32,7,7,2048"}) {
+      std::string name = std::string(w).substr(0, std::string(w).find(':')) + "_large_plain";
+      Case c = spec(name, w, plain_text, plain);
+      c.time = true;
+      c.atol = 1e-5;
       prep.Add(c);
     }
     const char* conv_shape = "conv2d:1,56,56,64,64,3,1,1";

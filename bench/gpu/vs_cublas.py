@@ -43,11 +43,12 @@ def main():
     def report(name, library, flops, fn, check=None):
         median, best, repeats = time_ms(fn)
         row = {"name": name, "library": library, "median_ms": median, "min_ms": best,
-               "repeats": repeats, "tflops": flops / (median * 1e-3) / 1e12}
+               "repeats": repeats, "tflops": flops / (median * 1e-3) / 1e12 if flops else None}
         if check is not None:
             row["max_abs_error_vs_fp64"] = check
         results["cases"].append(row)
-        print(f"{name:<34} {library:<8} {median:10.4f} ms {row['tflops']:8.2f} TFLOP/s")
+        rate = f"{row['tflops']:8.2f} TFLOP/s" if flops else ""
+        print(f"{name:<34} {library:<8} {median:10.4f} ms {rate}")
 
     for m, n, k in [(4096, 4096, 4096), (256, 256, 256)]:
         a = torch.rand(m, k, device="cuda") * 2 - 1
@@ -68,6 +69,11 @@ def main():
                             wt.to(memory_format=torch.channels_last))]:
         report(f"conv2d:1,56,56,64,64,3,1,1 {layout}", "cuDNN", flops,
                lambda: torch.nn.functional.conv2d(xx, ww, padding=1))
+    # softmax:4096,1024 and global_avg_pool2d:32,7,7,2048 (NHWC: the mean over H and W).
+    x = torch.rand(4096, 1024, device="cuda") * 2 - 1
+    report("softmax:4096,1024", "PyTorch", 0, lambda: torch.softmax(x, dim=1))
+    x = torch.rand(32, 7, 7, 2048, device="cuda") * 2 - 1
+    report("global_avg_pool2d:32,7,7,2048", "PyTorch", 0, lambda: x.mean(dim=(1, 2)))
     if args.json:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=2)

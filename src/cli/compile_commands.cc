@@ -3,6 +3,8 @@
 #include <fmt/core.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -10,13 +12,17 @@
 #include "function_input.h"
 #include "runner_options.h"
 #include "tirtune/codegen/build.h"
+#include "tirtune/codegen/cuda.h"
 #include "tirtune/interp/interpreter.h"
 #include "tirtune/ir/printer.h"
 #include "tirtune/lower/lower.h"
+#include "tirtune/lower/lower_gpu.h"
+#include "tirtune/measure/gpu_bundle.h"
 #include "tirtune/measure/measurer.h"
 #include "tirtune/measure/reference.h"
 #include "tirtune/measure/timer.h"
 #include "tirtune/measure/verify.h"
+#include "tirtune/runtime/cuda_driver.h"
 
 namespace tirtune::cli {
 namespace {
@@ -28,13 +34,64 @@ Target ParseCpuTargetOrHost(const std::string& text, std::string_view what) {
   return target;
 }
 
+// The target of `what`: the host when none is given.
+Target ParseTargetOrHost(const std::string& text) {
+  return text.empty() ? Target::Host() : Target::Parse(text);
+}
+
+// A cuda target's kernels: lowered, compiled to a cubin for its arch, and through the resource
+// gates (a kernel that spills or exceeds a limit is an error with the reasons).
+struct CudaBuild {
+  GpuModule module;
+  CudaBinary binary;
+};
+
+CudaBuild BuildCuda(const LoadedFunction& f, const Target& target) {
+  CudaBuild b{LowerGpu(f.scheduled, target.gpu), {}};
+  b.binary = CompileCuda(b.module, target);
+  std::vector<std::string> gates = CheckResourceGates(b.module, b.binary, target.gpu);
+  if (!gates.empty()) {
+    std::string reasons;
+    for (const std::string& g : gates) reasons += "\n  " + g;
+    TT_USER_ERROR("{}: the kernels cannot run on {}:{}", f.label, target.str(), reasons);
+  }
+  return b;
+}
+
+// One line per kernel: its launch and what ptxas reports.
+nlohmann::json DescribeKernels(const CudaBuild& b) {
+  nlohmann::json kernels = nlohmann::json::array();
+  for (const GpuKernel& k : b.module.kernels) {
+    nlohmann::json j = {{"name", k.name}, {"grid", k.grid}, {"block", k.block},
+                        {"shared_bytes", k.SharedBytes()}};
+    for (const KernelResources& r : b.binary.resources) {
+      if (r.kernel != k.name) continue;
+      j["registers"] = r.registers;
+      j["spill_bytes"] = r.spill_store_bytes + r.spill_load_bytes;
+    }
+    kernels.push_back(j);
+  }
+  return kernels;
+}
+
 struct LowerCli {
   FunctionInput input;
+  std::string target;
   bool steps = false;
 };
 
 void RunLower(const LowerCli& opts, const GlobalOptions& global) {
   LoadedFunction f = LoadFunction(opts.input);
+  if (Target target = ParseTargetOrHost(opts.target); target.is_cuda()) {
+    if (opts.steps) TT_USER_ERROR("--steps is for CPU targets; a cuda target prints the kernels");
+    std::string text = PrintGpuModule(LowerGpu(f.scheduled, target.gpu));
+    if (global.json) {
+      fmt::print("{}\n", nlohmann::json{{"target", target.str()}, {"text", text}}.dump(2));
+    } else {
+      fmt::print("{}", text);
+    }
+    return;
+  }
   std::vector<std::pair<std::string, PrimFunc>> steps = LowerWithSteps(f.scheduled);
   if (!opts.steps) steps.erase(steps.begin(), steps.end() - 1);
   if (global.json) {
@@ -53,16 +110,58 @@ struct BuildCli {
   FunctionInput input;
   std::string target;
   std::string output;
-  std::string emit = "obj";
+  std::string emit;  // obj (CPU) or cubin (cuda) when empty
 };
+
+// `build --target cuda`: a cubin (default), the PTX or the CUDA C.
+void RunBuildCuda(const BuildCli& opts, const LoadedFunction& f, const Target& target,
+                  const GlobalOptions& global) {
+  std::string emit = opts.emit.empty() ? "cubin" : opts.emit;
+  if (emit != "cubin" && emit != "ptx" && emit != "cuda") {
+    TT_USER_ERROR("--emit takes cubin, ptx or cuda for a cuda target, not '{}'", emit);
+  }
+  CudaBuild b = BuildCuda(f, target);
+  const std::string& bytes =
+      emit == "cubin" ? b.binary.cubin : emit == "ptx" ? b.binary.ptx : b.binary.source;
+  if (opts.output.empty() || opts.output == "-") {
+    if (emit == "cubin") TT_USER_ERROR("a cubin needs -o FILE");
+    fmt::print("{}", bytes);
+    return;
+  }
+  std::ofstream out(opts.output, std::ios::binary);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  if (!out) TT_USER_ERROR("cannot write '{}'", opts.output);
+  nlohmann::json kernels = DescribeKernels(b);
+  if (global.json) {
+    fmt::print("{}\n", nlohmann::json{{"output", opts.output},
+                                      {"bytes", bytes.size()},
+                                      {"function", b.module.name},
+                                      {"target", target.str()},
+                                      {"kernels", kernels},
+                                      {"compile_ms", b.binary.nvrtc_ms + b.binary.link_ms}}
+                           .dump(2));
+    return;
+  }
+  fmt::print("wrote {} ({} bytes): function '{}' for {}, {} kernel(s)\n", opts.output,
+             bytes.size(), b.module.name, target.str(), kernels.size());
+  for (const nlohmann::json& k : kernels) {
+    fmt::print("  {}: grid {}, block {}, {} registers, {} bytes of shared memory\n",
+               k["name"].get<std::string>(), k["grid"].dump(), k["block"].dump(),
+               k.value("registers", 0), k["shared_bytes"].get<int64_t>());
+  }
+}
 
 void RunBuild(const BuildCli& opts, const GlobalOptions& global) {
   LoadedFunction f = LoadFunction(opts.input);
+  if (Target cuda = ParseTargetOrHost(opts.target); cuda.is_cuda()) {
+    RunBuildCuda(opts, f, cuda, global);
+    return;
+  }
   Target target = ParseCpuTargetOrHost(opts.target, "tirtune build");
   PrimFunc lowered = Lower(f.scheduled);
   std::string bytes;
   CompileStats stats;
-  if (opts.emit == "obj") {
+  if (opts.emit == "obj" || opts.emit.empty()) {
     bytes = EmitObject(lowered, target, {}, &stats);
   } else if (opts.emit == "llvm") {
     bytes = EmitLLVMIR(lowered, target, /*optimized=*/true);
@@ -72,7 +171,7 @@ void RunBuild(const BuildCli& opts, const GlobalOptions& global) {
     TT_USER_ERROR("--emit takes obj, llvm or asm, not '{}'", opts.emit);
   }
   if (opts.output.empty() || opts.output == "-") {
-    if (opts.emit == "obj") TT_USER_ERROR("an object file needs -o FILE");
+    if (opts.emit == "obj" || opts.emit.empty()) TT_USER_ERROR("an object file needs -o FILE");
     fmt::print("{}", bytes);
     return;
   }
@@ -103,6 +202,93 @@ struct TimeCli {
   RunnerCli runner;
 };
 
+// A temporary folder, removed with this object.
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (std::filesystem::temp_directory_path() / "tirtune-XXXXXX").string();
+    if (mkdtemp(pattern.data()) == nullptr) TT_USER_ERROR("cannot make a temporary folder");
+    path_ = pattern;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// `time --target cuda`: the kernels built here, verified and timed by tirtune-gpu-runner (a
+// process of its own: a kernel that faults cannot take this one with it) on the reference's
+// inputs, the reference computed on this host's CPU.
+void RunTimeCuda(const TimeCli& opts, const LoadedFunction& f, const Target& target,
+                 const GlobalOptions& global) {
+  std::string why;
+  if (!cuda::CudaDriverAvailable(&why)) TT_USER_ERROR("tirtune time --target cuda: {}", why);
+  CudaBuild b = BuildCuda(f, target);
+  ReferenceConfig reference_config;
+  reference_config.interpret_below_flops = opts.interpret_below_flops;
+  Reference reference = ComputeReference(f.original, opts.seed, Target::Host(), reference_config);
+  std::vector<NDArray> args = MakeRandomArgs(f.original, opts.seed);
+  std::vector<bool> written = WrittenParams(f.original);
+
+  TempDir dir;
+  std::vector<gpu_bundle::Input> inputs(args.size());
+  nlohmann::json check = nlohmann::json::object();
+  for (size_t p = 0; p < args.size(); ++p) {
+    if (written[p]) {
+      check[f.original->params[p]->name] = gpu_bundle::CheckOf(reference.expected[p], 1 << 16);
+      continue;
+    }
+    inputs[p].file = fmt::format("input{}.bin", p);
+    std::ofstream out(std::filesystem::path(dir.path()) / inputs[p].file, std::ios::binary);
+    out.write(static_cast<const char*>(args[p].raw()),
+              static_cast<std::streamsize>(args[p].nbytes()));
+    if (!out) TT_USER_ERROR("cannot write the inputs into {}", dir.path());
+  }
+  gpu_bundle::CaseSpec spec;
+  spec.name = "kernel";
+  spec.workload = f.label;
+  spec.flops = f.flops;
+  spec.time = true;
+  spec.rtol = std::max(1e-4, 8 * 1.19e-7 * std::sqrt(LongestReduction(f.original))) * 10;
+  spec.atol = 1e-5;
+  nlohmann::json c = gpu_bundle::WriteCase(dir.path(), spec, b.module, b.binary, written, inputs);
+  c["check"] = check;
+  gpu_bundle::WriteManifest(dir.path(), target.arch, nlohmann::json::array({c}));
+  nlohmann::json results = gpu_bundle::RunBundle(dir.path(), opts.timeout_s);
+  const nlohmann::json& r = results.at("cases").at(0);
+  if (r.contains("error")) {
+    TT_USER_ERROR("{}: the kernel could not run: {}", f.label, r["error"].get<std::string>());
+  }
+  if (!r.value("verified", false)) {
+    TT_USER_ERROR("{}: the kernel is wrong against the {}: {}", f.label, reference.source,
+                  r.value("first_wrong", std::string("no element checked")));
+  }
+  double median = r.at("median_ms").get<double>() * 1e-3;
+  std::string device = results.at("device").value("name", std::string("a GPU"));
+  if (global.json) {
+    fmt::print("{}\n", nlohmann::json{{"function", f.label},
+                                      {"target", target.str()},
+                                      {"device", results.at("device")},
+                                      {"verified_against", reference.source},
+                                      {"median_seconds", median},
+                                      {"min_seconds", r.at("min_ms").get<double>() * 1e-3},
+                                      {"repeats", r.at("repeats")},
+                                      {"flops", f.flops},
+                                      {"gflops", f.flops / median / 1e9},
+                                      {"kernels", DescribeKernels(b)}}
+                           .dump(2));
+    return;
+  }
+  fmt::print("{}: {:.4f} ms, {:.1f} GFLOP/s ({} repeats, L2 flushed) on {}\n", f.label,
+             median * 1e3, f.flops / median / 1e9, r.at("repeats").get<int>(), device);
+  fmt::print("  verified against the {} ({} elements); {} kernel(s) for {}\n", reference.source,
+             r.value("checked", 0), b.module.kernels.size(), target.str());
+}
+
 // The kernel runs in a runner process (local, or a device pool's agent), never in this one: a
 // crash or a hang of generated code is a message, not the end of `tirtune time`.
 void RunTime(const TimeCli& opts, const GlobalOptions& global) {
@@ -110,6 +296,11 @@ void RunTime(const TimeCli& opts, const GlobalOptions& global) {
     TT_USER_ERROR("--timeout must be a positive number of seconds, got {}", opts.timeout_s);
   }
   LoadedFunction f = LoadFunction(opts.input);
+  if (Target cuda = ParseTargetOrHost(opts.target); cuda.is_cuda()) {
+    if (opts.runner.remote()) TT_USER_ERROR("--runner: device pools measure CPU targets only");
+    RunTimeCuda(opts, f, cuda, global);
+    return;
+  }
   Target target = ParseCpuTargetOrHost(opts.target, "tirtune time");
   RunnerConfig local;
   local.timer = opts.timer;
@@ -169,22 +360,27 @@ void AddCompileCommands(CLI::App& app, const GlobalOptions& global) {
   auto lower = std::make_shared<LowerCli>();
   CLI::App* lower_cmd = app.add_subcommand("lower", "print a function after lowering");
   lower->input.AddOptions(lower_cmd);
+  lower_cmd->add_option("--target", lower->target,
+                        "a cuda target prints the kernels (\"cuda -arch=sm_90\"); default: host");
   lower_cmd->add_flag("--steps", lower->steps, "print the function after every pass");
   lower_cmd->callback([lower, &global] { RunLower(*lower, global); });
 
   auto build = std::make_shared<BuildCli>();
   CLI::App* build_cmd = app.add_subcommand("build", "compile a function for a target");
   build->input.AddOptions(build_cmd);
-  build_cmd->add_option("--target", build->target, "e.g. \"llvm -mcpu=znver5 -num-cores=2\"");
+  build_cmd->add_option("--target", build->target,
+                        "e.g. \"llvm -mcpu=znver5 -num-cores=2\" or \"cuda -arch=sm_90\"");
   build_cmd->add_option("-o,--output", build->output, "the output file");
-  build_cmd->add_option("--emit", build->emit, "obj (default), llvm or asm");
+  build_cmd->add_option("--emit", build->emit,
+                        "obj (default), llvm or asm; for cuda: cubin (default), ptx or cuda");
   build_cmd->callback([build, &global] { RunBuild(*build, global); });
 
   auto time = std::make_shared<TimeCli>();
   CLI::App* time_cmd =
       app.add_subcommand("time", "compile, verify against a reference, and time a function");
   time->input.AddOptions(time_cmd);
-  time_cmd->add_option("--target", time->target, "e.g. \"llvm -num-cores=2\"; default: host");
+  time_cmd->add_option("--target", time->target,
+                       "e.g. \"llvm -num-cores=2\" or \"cuda -arch=sm_90\"; default: host");
   time_cmd->add_option("--repeat", time->timer.repeat, "timed repeats")->capture_default_str();
   time_cmd->add_option("--min-repeat-ms", time->timer.min_repeat_ms, "minimum length of a repeat")
       ->capture_default_str();
