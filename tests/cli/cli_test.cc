@@ -303,18 +303,56 @@ TEST_F(Cli, BadTargetIsAUserError) {
 }
 
 TEST_F(Cli, ACudaTargetIsRefusedWhereOnlyCpuCodeIsBuilt) {
-  for (const char* command : {"build", "time", "tune"}) {
-    Result r = Run(std::string(command) + " --workload gemm:8,8,8 --target \"cuda -arch=sm_90\"" +
-                   (std::string(command) == "tune" ? " --trials 1 --db :memory:" : ""));
-    EXPECT_EQ(r.exit_code, 1) << command;
-    EXPECT_NE(r.err.find(std::string("tirtune ") + command +
-                         " needs a CPU target (llvm ...); \"cuda -arch=sm_90\" is a cuda target"),
-              std::string::npos)
-        << r.err;
-  }
-  Result r = Run("build --workload gemm:8,8,8 --target \"cuda -arch=sm_75\"");
+  Result r = Run("tune --workload gemm:8,8,8 --target \"cuda -arch=sm_90\" --trials 1 --db :memory:");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("tirtune tune needs a CPU target (llvm ...); \"cuda -arch=sm_90\" is a "
+                       "cuda target"),
+            std::string::npos)
+      << r.err;
+  r = Run("build --workload gemm:8,8,8 --target \"cuda -arch=sm_75\"");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("unknown CUDA arch 'sm_75'"), std::string::npos) << r.err;
+}
+
+// GPU kernels from a hand-written trace: lowered, built to a cubin with its launches (where the
+// CUDA toolkit's compiler is installed), and an unbound schedule refused with the reason.
+TEST_F(Cli, LowerAndBuildForCudaWithAHandWrittenTrace) {
+  std::string trace = std::string(TIRTUNE_SOURCE_DIR) + "/bench/gpu/traces/gemm_4096.json";
+  std::string args = "--workload gemm:4096,4096,4096 --target \"cuda -arch=sm_90\" --trace " + trace;
+  Result lowered = Run("lower " + args);
+  ASSERT_EQ(lowered.exit_code, 0) << lowered.err;
+  EXPECT_NE(lowered.out.find("gemm_kernel0"), std::string::npos) << lowered.out;
+  EXPECT_NE(lowered.out.find("sync_threads()"), std::string::npos) << lowered.out;
+
+  Result built = Run("--json build " + args + " -o " + (dir_ / "gemm.cubin").string());
+  if (built.exit_code != 0) {
+    EXPECT_NE(built.err.find("NVRTC"), std::string::npos) << built.err;  // no toolkit here
+  } else {
+    nlohmann::json j = built.Json();
+    ASSERT_EQ(j["kernels"].size(), 1u);
+    EXPECT_EQ(j["kernels"][0]["grid"], nlohmann::json::array({32, 32, 1}));
+    EXPECT_EQ(j["kernels"][0]["block"], nlohmann::json::array({16, 16, 1}));
+    EXPECT_GT(j["kernels"][0]["registers"].get<int>(), 0);
+    EXPECT_GT(std::filesystem::file_size(dir_ / "gemm.cubin"), 1000u);
+    Result source = Run("build " + args + " --emit cuda");
+    EXPECT_NE(source.out.find("__global__"), std::string::npos) << source.err;
+  }
+  Result unbound = Run("build --workload gemm:64,64,64 --target \"cuda -arch=sm_90\" -o x.cubin");
+  EXPECT_EQ(unbound.exit_code, 1);
+  EXPECT_NE(unbound.err.find("cannot run on the GPU"), std::string::npos) << unbound.err;
+  EXPECT_NE(unbound.err.find("bind it to a GPU thread axis"), std::string::npos) << unbound.err;
+  Result emit = Run("build " + args + " --emit obj -o x.o");
+  EXPECT_EQ(emit.exit_code, 1);
+  EXPECT_NE(emit.err.find("--emit takes cubin, ptx or cuda"), std::string::npos) << emit.err;
+}
+
+TEST_F(Cli, TimeOnCudaWithoutAGpuSaysSo) {
+  if (std::filesystem::exists("/dev/nvidiactl")) GTEST_SKIP() << "this host has an NVIDIA driver";
+  std::string trace = std::string(TIRTUNE_SOURCE_DIR) + "/bench/gpu/traces/gemm_4096.json";
+  Result r = Run("time --workload gemm:4096,4096,4096 --target \"cuda -arch=sm_90\" --trace " +
+                 trace);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("tirtune time --target cuda: no "), std::string::npos) << r.err;
 }
 
 TEST_F(Cli, MissingSubcommandIsAUsageError) {
