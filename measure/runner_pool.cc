@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -126,7 +127,14 @@ double CutAfter(const SlowCutoff& cutoff, double known, const TimerConfig& timer
   return cut > 0 ? std::max(cut, timer.min_repeat_ms / 1000) : 0;
 }
 
+// The tirtune-runner next to the running program (an installed or bundled copy), else the one
+// built with this library.
 std::string DefaultRunnerPath() {
+  std::error_code ec;
+  std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec && std::filesystem::exists(self.parent_path() / "tirtune-runner")) {
+    return (self.parent_path() / "tirtune-runner").string();
+  }
 #ifdef TIRTUNE_RUNNER_DEFAULT_PATH
   return TIRTUNE_RUNNER_DEFAULT_PATH;
 #else
