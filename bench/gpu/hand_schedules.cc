@@ -185,4 +185,32 @@ Schedule TiledConv2dSchedule(const PrimFunc& conv, const ConvTiling& t) {
   return sch;
 }
 
+Schedule SoftmaxSchedule(const PrimFunc& softmax, int64_t threads) {
+  Schedule sch(softmax);
+  BlockRV max = sch.GetBlock("T_softmax_maxelem");
+  BlockRV sum = sch.GetBlock("T_softmax_expsum");
+  BlockRV norm = sch.GetBlock("T_softmax_norm");
+  sch.ComputeInline(sch.GetBlock("T_softmax_exp"));
+  std::vector<LoopRV> rows = sch.GetLoops(norm);  // i, k
+  std::vector<LoopRV> cols = sch.Split(rows[1], {std::monostate{}, SplitFactor(threads)});
+  sch.Bind(rows[0], "blockIdx.x");
+  sch.Bind(cols[1], "threadIdx.x");
+  for (BlockRV reduction : {sum, max}) {
+    std::vector<LoopRV> loops = sch.GetLoops(reduction);  // i, k
+    std::vector<LoopRV> ks = sch.Split(loops[1], {std::monostate{}, SplitFactor(threads)});
+    // partial[kt, i]: thread kt's share of row i, accumulated in a register, stored once into
+    // its shared-memory slot; then every thread reduces the slots into its own copy.
+    BlockRV partial = sch.RFactor(ks[1], 0);
+    BlockRV store = sch.CacheWrite(partial, 0, StorageScope::kLocal);
+    sch.SetScope(store, 0, StorageScope::kShared);
+    sch.SetScope(reduction, 0, StorageScope::kLocal);
+    sch.ComputeAt(reduction, rows[0]);
+    sch.ComputeAt(store, rows[0]);
+    LoopRV slot = sch.GetLoops(store).back();
+    sch.Bind(slot, "threadIdx.x");
+    sch.ComputeAt(partial, slot);
+  }
+  return sch;
+}
+
 }  // namespace tirtune::gpu_bundle

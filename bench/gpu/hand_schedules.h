@@ -50,4 +50,10 @@ struct ConvTiling {
 };
 Schedule TiledConv2dSchedule(const PrimFunc& conv, const ConvTiling& tiling);
 
+/// Softmax of a "softmax:M,N" function, one block of `threads` threads per row: the exponentials
+/// inlined; the row's maximum and sum each reduced in two steps (rfactor): every thread reduces
+/// its share of the row into a shared-memory slot, then every thread reduces the slots into its
+/// own register copy of the result; the normalized row written by all threads.
+Schedule SoftmaxSchedule(const PrimFunc& softmax, int64_t threads);
+
 }  // namespace tirtune::gpu_bundle

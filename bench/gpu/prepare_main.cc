@@ -302,6 +302,8 @@ int Main(int argc, char** argv) {
   auto conv = [](ConvTiling t) {
     return [t](const PrimFunc& f) { return TiledConv2dSchedule(f, t); };
   };
+  prep.Add(spec("softmax_small_rows16", "softmax:8,64", "one block of 16 threads per row",
+                [](const PrimFunc& f) { return SoftmaxSchedule(f, 16); }));
   for (size_t t = 0; t < conv_tilings.size(); ++t) {
     prep.Add(spec(fmt::format("conv2d_small_tiled{}", t), "conv2d:1,8,16,16,64,3,1,1",
                   conv_tilings[t].Describe(), conv(conv_tilings[t])));
@@ -324,6 +326,18 @@ int Main(int argc, char** argv) {
     for (const char* w : {"softmax:4096,1024", "global_avg_pool2d:32,7,7,2048"}) {
       std::string name = std::string(w).substr(0, std::string(w).find(':')) + "_large_plain";
       Case c = spec(name, w, plain_text, plain);
+      c.time = true;
+      c.atol = 1e-5;
+      prep.Add(c);
+    }
+    for (int64_t threads : {32, 64, 128, 256}) {
+      Case c = spec(fmt::format("softmax_large_rows{}", threads), "softmax:4096,1024",
+                    fmt::format("one block of {} threads per row, reductions through shared "
+                                "memory (rfactor)",
+                                threads),
+                    [threads](const PrimFunc& f) { return SoftmaxSchedule(f, threads); });
+      c.reference = Reference::kNone;
+      c.same_as = "softmax_large_plain";
       c.time = true;
       c.atol = 1e-5;
       prep.Add(c);

@@ -54,6 +54,20 @@ TEST(HandSchedules, TiledConv2dWithPadding) {
   ExpectAgreesAndCompiles(conv, TiledConv2dSchedule(conv, t), "float conv2d_nhwc_local[16];");
 }
 
+TEST(HandSchedules, SoftmaxWithOneBlockPerRow) {
+  PrimFunc softmax = MakeWorkload("softmax:4,64").func;
+  Schedule sch = SoftmaxSchedule(softmax, 16);
+  ExpectAgreesAndCompiles(softmax, sch, "");
+  // One barrier per reduction: each thread's share is a register, stored into its slot once.
+  std::string text = PrintGpuModule(LowerGpu(sch.func(), kLimits));
+  size_t barriers = 0;
+  for (size_t at = text.find("sync_threads()"); at != std::string::npos;
+       at = text.find("sync_threads()", at + 1)) {
+    ++barriers;
+  }
+  EXPECT_EQ(barriers, 2u) << text;
+}
+
 TEST(HandSchedules, PlainScheduleOfEveryWorkload) {
   for (const WorkloadDef& def : AllWorkloads()) {
     if (def.small_shape.empty()) continue;
