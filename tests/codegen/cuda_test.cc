@@ -73,27 +73,51 @@ TEST(CudaCompile, HandWrittenSchedulesCompileToCubinsThatPassTheGates) {
   }
 }
 
-TEST(CudaCompile, ARandomScheduleOfEveryWorkloadCompilesAndPassesTheGates) {
+// Every random GPU schedule of a workload that LowerGpu accepts (the same 50 per workload as
+// tests/lower/random_gpu_schedule_test.cc, which checks their numbers in the executor) compiles
+// to an sm_90 cubin whose report passes the gates.
+class RandomGpuScheduleCompiles : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(RandomGpuScheduleCompiles, ToCubinsThatPassTheGates) {
   SKIP_WITHOUT_NVRTC();
   Target sm90 = Target::Parse("cuda -arch=sm_90");
-  for (const WorkloadDef& def : AllWorkloads()) {
-    PrimFunc original = def.build(def.small_shape);
-    for (int trial = 0; trial < 10; ++trial) {
-      GpuModule module;
-      try {
-        module = LowerGpu(gpu_schedules::RandomGpuSchedule(original, trial).func(), sm90.gpu);
-      } catch (const UserError&) {
-        continue;  // a schedule the GPU cannot run: the next one
-      }
-      CudaBinary binary = CompileCuda(module, sm90);
-      EXPECT_EQ(binary.resources.size(), module.kernels.size()) << def.name << "\n" << binary.log;
-      EXPECT_EQ(CheckResourceGates(module, binary, sm90.gpu), std::vector<std::string>())
-          << def.name << " trial " << trial << "\n"
-          << binary.log;
-      break;
-    }
+  const WorkloadDef* def = nullptr;
+  for (const WorkloadDef& d : AllWorkloads()) {
+    if (d.name == GetParam()) def = &d;
   }
+  ASSERT_NE(def, nullptr);
+  PrimFunc original = def->build(def->small_shape);
+  int compiled = 0;
+  for (int trial = 0; trial < 50; ++trial) {
+    GpuModule module;
+    try {
+      module = LowerGpu(gpu_schedules::RandomGpuSchedule(original, trial).func(), sm90.gpu);
+    } catch (const UserError&) {
+      continue;  // a schedule the GPU cannot run
+    }
+    CudaBinary binary = CompileCuda(module, sm90);
+    EXPECT_EQ(binary.resources.size(), module.kernels.size()) << "trial " << trial << "\n"
+                                                              << binary.log;
+    EXPECT_EQ(CheckResourceGates(module, binary, sm90.gpu), std::vector<std::string>())
+        << "trial " << trial << "\n"
+        << binary.log;
+    ++compiled;
+  }
+  RecordProperty("compiled", compiled);
+  EXPECT_GT(compiled, 0);
 }
+
+std::vector<std::string> WorkloadNames() {
+  std::vector<std::string> names;
+  for (const WorkloadDef& def : AllWorkloads()) names.push_back(def.name);
+  return names;
+}
+
+INSTANTIATE_TEST_SUITE_P(AllWorkloads, RandomGpuScheduleCompiles,
+                         ::testing::ValuesIn(WorkloadNames()),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           return info.param;
+                         });
 
 TEST(CudaCompile, EveryArchCompiles) {
   SKIP_WITHOUT_NVRTC();
