@@ -49,6 +49,8 @@ struct Case {
   double rtol = 1e-3, atol = 1e-3;
   /// Inputs as files of raw float32 (as `tirtune time --target cuda` writes them), not seeds.
   bool file_inputs = false;
+  /// CudaOptions::int32_indices.
+  bool int32_indices = false;
 };
 
 uint64_t SeedOf(size_t param) { return 1000 + param; }
@@ -120,7 +122,7 @@ class Preparer {
     const PrimFunc& func = w.func;
     Schedule sch = spec.make(func);
     GpuModule module = LowerGpu(sch.func(), target_.gpu);
-    CudaBinary binary = CompileCuda(module, target_);
+    CudaBinary binary = CompileCuda(module, target_, {.int32_indices = spec.int32_indices});
     std::vector<std::string> gates = CheckResourceGates(module, binary, target_.gpu);
     if (!gates.empty()) throw std::runtime_error("resource gates: " + gates.front());
     std::ofstream(dir_ + "/" + spec.name + ".cu") << binary.source;
@@ -343,6 +345,24 @@ int Main(int argc, char** argv) {
       prep.Add(c);
     }
     const char* conv_shape = "conv2d:1,56,56,64,64,3,1,1";
+    // 32-bit index arithmetic (CudaOptions::int32_indices) on the kernels that measure it.
+    for (Case c : {spec("gemm4096_plain_i32", "gemm:4096,4096,4096", plain_text, plain),
+                   spec("gemm4096_tiled8_i32", "gemm:4096,4096,4096", gemm_tilings[8].Describe(),
+                        gemm(gemm_tilings[8])),
+                   spec("conv2d_56_tiled2_i32", conv_shape, conv_tilings[2].Describe(),
+                        conv(conv_tilings[2])),
+                   spec("softmax_large_rows64_i32", "softmax:4096,1024", "64 threads per row",
+                        [](const PrimFunc& f) { return SoftmaxSchedule(f, 64); })}) {
+      c.reference = Reference::kNone;
+      c.same_as = c.workload == "softmax:4096,1024" ? "softmax_large_plain"
+                  : c.workload == conv_shape        ? ""
+                                                    : "gemm4096_plain";
+      c.time = true;
+      c.int32_indices = true;
+      c.atol = c.workload == "softmax:4096,1024" ? 1e-5 : 1e-3;
+      if (c.same_as.empty()) c.reference = Reference::kInterpreter;
+      prep.Add(c);
+    }
     Case conv_plain = spec("conv2d_56_plain", conv_shape, plain_text, plain);
     conv_plain.time = true;
     prep.Add(conv_plain);

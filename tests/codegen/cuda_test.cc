@@ -39,8 +39,29 @@ TEST(CudaSource, AKernelIsAGlobalFunctionWithItsLaunchBoundsAndIndices) {
                         "scale_kernel0(float* __restrict__ A, float* __restrict__ B) {"),
             std::string::npos)
       << source;
-  EXPECT_NE(source.find("const long long threadIdx_x = threadIdx.x;"), std::string::npos) << source;
+  EXPECT_NE(source.find("const long long threadIdx_x = threadIdx.x;"), std::string::npos)
+      << source;
   EXPECT_NE(source.find("const long long blockIdx_x = blockIdx.x;"), std::string::npos);
+  // Asked to, and every index of a 64 x 32 array fits in 32 bits: int.
+  source = EmitCudaSource(ElementwiseModule(), {.int32_indices = true});
+  EXPECT_NE(source.find("const int threadIdx_x = threadIdx.x;"), std::string::npos) << source;
+  EXPECT_NE(source.find("const int blockIdx_x = blockIdx.x;"), std::string::npos);
+  EXPECT_EQ(source.find("ll)"), std::string::npos) << source;
+}
+
+// Indices past 2^31 (a 65536 x 65536 output) keep the kernel's arithmetic in 64 bits even when
+// 32 are asked for.
+TEST(CudaSource, IndicesPast32BitsStayLongLong) {
+  Schedule sch(MakeWorkload("gemm:65536,65536,4").func);
+  BlockRV c = sch.GetBlock("C");
+  std::vector<LoopRV> loops = sch.GetLoops(c);
+  std::vector<LoopRV> parts = sch.Split(sch.Fuse({loops[0], loops[1]}), {kInfer, F(256)});
+  sch.Bind(parts[0], "blockIdx.x");
+  sch.Bind(parts[1], "threadIdx.x");
+  std::string source = EmitCudaSource(LowerGpu(sch.func(), GpuLimits()), {.int32_indices = true});
+  EXPECT_NE(source.find("const long long blockIdx_x = blockIdx.x;"), std::string::npos)
+      << source;
+  EXPECT_EQ(source.find("const int blockIdx_x"), std::string::npos) << source;
 }
 
 TEST(CudaSource, SharedTilesBarriersAndLocalArraysArePrinted) {

@@ -12,11 +12,20 @@
 
 namespace tirtune {
 
+/// How the CUDA C is printed.
+struct CudaOptions {
+  /// Index arithmetic as `int` in each kernel whose int64 values provably fit in 32 bits (else
+  /// `long long`, the lowered form's int64). Off by default: on an H100-class GPU it made a plain
+  /// GEMM 1.47x faster and a tiled conv2d 1.75x slower (docs/BENCHMARKS.md), so it is a choice
+  /// per kernel, for the search to make.
+  bool int32_indices = false;
+};
+
 /// CUDA C for every kernel of `module`: `extern "C" __global__` functions named like the
 /// kernels, one pointer parameter per kernel param, `__shared__` arrays, `__launch_bounds__` of
 /// the block size. Throws UserError for what the generator cannot print yet (vector
 /// expressions, float16/bfloat16, expression lets), naming it.
-std::string EmitCudaSource(const GpuModule& module);
+std::string EmitCudaSource(const GpuModule& module, const CudaOptions& options = {});
 
 /// What ptxas reports for one kernel.
 struct KernelResources {
@@ -45,7 +54,8 @@ struct CudaBinary {
 /// Compiles `module` for `target` (a cuda target): CUDA C → NVRTC (compute_XX PTX) → nvJitLink
 /// (sm_XX cubin). Throws UserError when NVRTC or nvJitLink cannot be loaded (saying how to make
 /// them found) or reject the code (with their log).
-CudaBinary CompileCuda(const GpuModule& module, const Target& target);
+CudaBinary CompileCuda(const GpuModule& module, const Target& target,
+                       const CudaOptions& options = {});
 
 /// The static gates a compiled kernel must pass before it may run, one message per failure
 /// (empty: all pass): no spills; registers per thread within the limit; registers (rounded up

@@ -1,6 +1,8 @@
 // CUDA C for the lowered GPU form: one `extern "C" __global__` function per kernel. Index
-// arithmetic stays int64 (`long long`), as the lowered form has it; floordiv/floormod go through
-// small helpers that round toward minus infinity, as the IR means them.
+// arithmetic is int64 (`long long`) as in the lowered form; with CudaOptions::int32_indices, a
+// kernel in which every int64 value provably fits in 32 bits (Int32Check: constant bounds of
+// every subexpression under the loop, block and thread ranges) prints it as `int`. floordiv/floormod go through small helpers that round toward minus
+// infinity, as the IR means them.
 //
 //   kernel scale_kernel0, grid (16, 1, 1),           extern "C" __global__ void
 //          block (128, 1, 1):                        __launch_bounds__(128)
@@ -13,10 +15,12 @@
 #include <fmt/format.h>
 
 #include <cctype>
+#include <climits>
 #include <cmath>
 #include <set>
 #include <unordered_map>
 
+#include "tirtune/arith/analyzer.h"
 #include "tirtune/codegen/cuda.h"
 #include "tirtune/ir/functor.h"
 #include "tirtune/support/error.h"
@@ -33,7 +37,60 @@ __device__ __forceinline__ long long tt_floormod(long long a, long long b) {
   long long r = a % b;
   return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
 }
+__device__ __forceinline__ int tt_floordiv(int a, int b) {
+  int q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+__device__ __forceinline__ int tt_floormod(int a, int b) {
+  int r = a % b;
+  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
 )";
+
+// Whether every int64 value `kernel` computes lies in [-2^31, 2^31): each int64 subexpression's
+// constant bounds, under the ranges of the loops around it and of the block and thread indices,
+// are within int32. A value it cannot bound (a load of an int64 buffer) keeps the kernel int64.
+class Int32Check : public StmtVisitor {
+ public:
+  using StmtVisitor::VisitExpr_;
+  using StmtVisitor::VisitStmt_;
+
+  bool Fits(const GpuKernel& k) {
+    for (int axis = 0; axis < 3; ++axis) {
+      analyzer_.Bind(k.block_idx[axis], Range{0, k.grid[axis]});
+      analyzer_.Bind(k.thread_idx[axis], Range{0, k.block[axis]});
+    }
+    VisitStmt(k.body);
+    return fits_;
+  }
+
+  void VisitExpr(const Expr& e) override {
+    if (!fits_) return;
+    if (e.dtype() == DataType::Int(64)) {
+      arith::IntBound b = analyzer_.ConstIntBound(e);
+      if (!b.has_min() || !b.has_max() || b.min_value < INT32_MIN || b.max_value > INT32_MAX) {
+        fits_ = false;
+        return;
+      }
+    }
+    StmtVisitor::VisitExpr(e);
+  }
+  void VisitStmt_(const ForNode* op) override {
+    VisitExpr(op->min);
+    VisitExpr(op->extent);
+    analyzer_.Bind(op->loop_var, Range{op->min, op->extent});
+    VisitStmt(op->body);
+  }
+  void VisitStmt_(const LetStmtNode* op) override {
+    VisitExpr(op->value);
+    if (op->var.dtype().is_int()) analyzer_.Bind(op->var, analyzer_.ConstIntBound(op->value));
+    VisitStmt(op->body);
+  }
+
+ private:
+  arith::Analyzer analyzer_;
+  bool fits_ = true;
+};
 
 std::string CType(DataType t) {
   if (t.is_vector())
@@ -99,7 +156,10 @@ class NameTable {
 
 class KernelPrinter : public ExprFunctor<std::string>, public StmtFunctor<void> {
  public:
+  explicit KernelPrinter(const CudaOptions& options) : options_(options) {}
+
   std::string Print(const GpuKernel& k) {
+    narrow_ = options_.int32_indices && Int32Check().Fits(k);
     std::vector<std::string> params;
     for (const Buffer& b : k.params) {
       params.push_back(CType(b->dtype) + "* __restrict__ " + names_.Define(b.get(), b->name));
@@ -108,10 +168,10 @@ class KernelPrinter : public ExprFunctor<std::string>, public StmtFunctor<void> 
                         k.ThreadsPerBlock(), k.name, fmt::join(params, ", "));
     indent_ = 1;
     for (int axis = 0; axis < 3; ++axis) {
-      Line(fmt::format("const long long {} = blockIdx.{};",
+      Line(fmt::format("const {} {} = blockIdx.{};", IndexType(),
                        names_.Define(k.block_idx[axis].get(), k.block_idx[axis]->name),
                        "xyz"[axis]));
-      Line(fmt::format("const long long {} = threadIdx.{};",
+      Line(fmt::format("const {} {} = threadIdx.{};", IndexType(),
                        names_.Define(k.thread_idx[axis].get(), k.thread_idx[axis]->name),
                        "xyz"[axis]));
     }
@@ -127,6 +187,13 @@ class KernelPrinter : public ExprFunctor<std::string>, public StmtFunctor<void> 
  private:
   void Line(const std::string& text) { out_ += std::string(2 * indent_, ' ') + text + "\n"; }
 
+  // The C type of an index or value of `t` (int64 is `int` in a narrowed kernel); buffers keep
+  // their element types.
+  std::string ValueType(DataType t) const {
+    return narrow_ && t == DataType::Int(64) ? "int" : CType(t);
+  }
+  std::string IndexType() const { return ValueType(DataType::Int(64)); }
+
   // ---- Statements ----
   void VisitStmt_(const ForNode* op) override {
     if (op->for_kind == ForKind::kUnrolled) Line("#pragma unroll");
@@ -136,7 +203,7 @@ class KernelPrinter : public ExprFunctor<std::string>, public StmtFunctor<void> 
     std::string min = VisitExpr(op->min);
     std::string extent = VisitExpr(op->extent);
     const std::string& v = names_.Define(op->loop_var.get(), op->loop_var->name);
-    std::string type = CType(op->loop_var.dtype());
+    std::string type = ValueType(op->loop_var.dtype());
     Line(fmt::format("for ({} {} = {}; {} < {} + {}; ++{}) {{", type, v, min, v, min, extent, v));
     Nested(op->body);
     Line("}");
@@ -168,7 +235,7 @@ class KernelPrinter : public ExprFunctor<std::string>, public StmtFunctor<void> 
     std::string value = VisitExpr(op->value);
     Line("{");
     ++indent_;
-    Line(fmt::format("const {} {} = {};", CType(op->var.dtype()),
+    Line(fmt::format("const {} {} = {};", ValueType(op->var.dtype()),
                      names_.Define(op->var.get(), op->var->name), value));
     VisitStmt(op->body);
     --indent_;
@@ -208,7 +275,7 @@ class KernelPrinter : public ExprFunctor<std::string>, public StmtFunctor<void> 
   std::string VisitExpr_(const IntImmNode* op) override {
     if (op->dtype.is_bool()) return op->value ? "true" : "false";
     std::string digits = std::to_string(op->value);
-    if (op->dtype == DataType::Int(64)) return "(" + digits + "ll)";
+    if (op->dtype == DataType::Int(64)) return "(" + digits + (narrow_ ? ")" : "ll)");
     return fmt::format("(({}){})", CType(op->dtype), digits);
   }
   std::string VisitExpr_(const FloatImmNode* op) override {
@@ -266,7 +333,7 @@ class KernelPrinter : public ExprFunctor<std::string>, public StmtFunctor<void> 
     return fmt::format("({} ? {} : {})", VisitExpr(op->cond), VisitExpr(op->t), VisitExpr(op->f));
   }
   std::string VisitExpr_(const CastNode* op) override {
-    return fmt::format("(({})({}))", CType(op->dtype), VisitExpr(op->value));
+    return fmt::format("(({})({}))", ValueType(op->dtype), VisitExpr(op->value));
   }
   std::string VisitExpr_(const CallNode* op) override {
     bool single = op->dtype == DataType::Float(32);
@@ -302,13 +369,17 @@ class KernelPrinter : public ExprFunctor<std::string>, public StmtFunctor<void> 
   NameTable names_;
   std::string out_;
   int indent_ = 0;
+  CudaOptions options_;
+  bool narrow_ = false;
 };
 
 }  // namespace
 
-std::string EmitCudaSource(const GpuModule& module) {
+std::string EmitCudaSource(const GpuModule& module, const CudaOptions& options) {
   std::string out = kPrelude;
-  for (const GpuKernel& kernel : module.kernels) out += "\n" + KernelPrinter().Print(kernel);
+  for (const GpuKernel& kernel : module.kernels) {
+    out += "\n" + KernelPrinter(options).Print(kernel);
+  }
   return out;
 }
 

@@ -164,11 +164,12 @@ bool CudaCompilerAvailable(std::string* why) {
   return l.error.empty();
 }
 
-CudaBinary CompileCuda(const GpuModule& module, const Target& target) {
+CudaBinary CompileCuda(const GpuModule& module, const Target& target,
+                       const CudaOptions& print_options) {
   TT_ICHECK(target.is_cuda(), "CompileCuda for the non-cuda target {}", target.str());
   const CudaCompilerApi& a = RequireApi();
   CudaBinary out;
-  out.source = EmitCudaSource(module);
+  out.source = EmitCudaSource(module, print_options);
   auto start = std::chrono::steady_clock::now();
   out.ptx = CompileToPtx(a, out.source, target.arch, module.name);
   out.nvrtc_ms = MsSince(start);
