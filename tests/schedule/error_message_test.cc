@@ -4,6 +4,7 @@
 
 #include "gemm_text.h"
 #include "schedule_check.h"
+#include "tirtune/te/workload_registry.h"
 
 namespace tirtune {
 namespace {
@@ -90,6 +91,27 @@ TEST(ErrorMessage, ShortMessageIsTheFirstLineWithoutTheFunction) {
     EXPECT_EQ(std::string(e.what()), std::string("NotOnlyChildError: ") + e.ShortMessage());
     EXPECT_EQ(e.ShortMessage().find('\n'), std::string::npos);
   }
+}
+
+// An error thrown out of a function that owned the Schedule is read after the schedule (and
+// every node of its function) is gone: the nodes the message names live on with the error.
+TEST(ErrorMessage, OutlivesTheScheduleThatThrewIt) {
+  std::string message;
+  try {
+    [] {
+      Schedule sch(MakeWorkload("softmax:4,64").func);
+      BlockRV sum = sch.GetBlock("T_softmax_expsum");
+      BlockRV norm = sch.GetBlock("T_softmax_norm");
+      sch.ComputeAt(sum, sch.GetLoops(norm)[0]);
+      sch.CacheWrite(sum, 0, StorageScope::kLocal);  // the two nests are one now: refused
+    }();
+  } catch (const ScheduleError& e) {
+    message = e.what();
+  }
+  EXPECT_NE(message.find("cache_write of buffer 'T_softmax_expsum' for block 'T_softmax_expsum': "
+                         "block 'T_softmax_norm' accesses the buffer"),
+            std::string::npos)
+      << message;
 }
 
 }  // namespace

@@ -11,6 +11,20 @@
 
 namespace tirtune {
 
+/// A node an error points at, kept alive with the error: the schedule that held it may be gone by
+/// the time the message is read (an error thrown out of a function that owned the Schedule).
+template <typename T>
+class HeldNode {
+ public:
+  HeldNode(const T* node) : node_(node) {}  // NOLINT: implicit, as the raw pointer it replaces
+  operator const T*() const { return node_.get(); }  // NOLINT
+  const T* operator->() const { return node_.get(); }
+  const T* get() const { return node_.get(); }
+
+ private:
+  ObjectPtr<const T> node_;
+};
+
 class ScheduleError : public std::exception {
  public:
   /// The error class name, e.g. "NotOnlyChildError".
@@ -39,19 +53,21 @@ class SimpleScheduleError : public ScheduleError {
                       std::vector<const Object*> locations = {}, std::string advice = {})
       : kind_(kind),
         message_(std::move(message)),
-        locations_(std::move(locations)),
+        locations_(locations.begin(), locations.end()),
         advice_(std::move(advice)) {}
   const char* Kind() const override { return kind_; }
   std::string ShortMessage() const override { return message_; }
   std::string Explanation() const override {
     return advice_.empty() ? message_ : message_ + ". " + advice_;
   }
-  std::vector<const Object*> Locations() const override { return locations_; }
+  std::vector<const Object*> Locations() const override {
+    return {locations_.begin(), locations_.end()};
+  }
 
  private:
   const char* kind_;
   std::string message_;
-  std::vector<const Object*> locations_;
+  std::vector<HeldNode<Object>> locations_;
   std::string advice_;
 };
 

@@ -33,7 +33,7 @@ class RootBlockUnitLoopError : public ScheduleError {
   std::vector<const Object*> Locations() const override { return {block_}; }
 
  private:
-  const BlockRealizeNode* block_;
+  HeldNode<BlockRealizeNode> block_;
 };
 
 // The new loop `for u in range(1)` around `body`.

@@ -25,7 +25,7 @@ class BufferIndexOutOfRangeError : public ScheduleError {
 
  private:
   const char* primitive_;
-  const BlockRealizeNode* block_;
+  HeldNode<BlockRealizeNode> block_;
   int index_;
   BufferAccess access_;
 };
@@ -50,7 +50,7 @@ class NonAllocatedBufferError : public ScheduleError {
 
  private:
   const char* primitive_;
-  const BlockRealizeNode* block_;
+  HeldNode<BlockRealizeNode> block_;
   std::string buffer_;
 };
 

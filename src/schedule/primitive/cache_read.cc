@@ -56,7 +56,7 @@ class CacheReadOfWrittenBufferError : public ScheduleError {
   std::vector<const Object*> Locations() const override { return {block_}; }
 
  private:
-  const BlockRealizeNode* block_;
+  HeldNode<BlockRealizeNode> block_;
   std::string buffer_;
 };
 

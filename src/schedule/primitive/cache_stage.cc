@@ -120,7 +120,7 @@ std::vector<const BlockRealizeNode*> WritersInScope(const ScheduleState& state,
 
 NotSingleWriteBlockError::NotSingleWriteBlockError(const char* primitive, std::string buffer,
                                                    std::vector<const BlockRealizeNode*> writers)
-    : primitive_(primitive), buffer_(std::move(buffer)), writers_(std::move(writers)) {}
+    : primitive_(primitive), buffer_(std::move(buffer)), writers_(writers.begin(), writers.end()) {}
 
 std::string NotSingleWriteBlockError::ShortMessage() const {
   std::string names;

@@ -62,7 +62,7 @@ class NotSingleWriteBlockError : public ScheduleError {
  private:
   const char* primitive_;
   std::string buffer_;
-  std::vector<const BlockRealizeNode*> writers_;
+  std::vector<HeldNode<BlockRealizeNode>> writers_;
 };
 
 /// CacheLocationError: the copy stage has no place among the scope's statements, because the
@@ -79,8 +79,8 @@ class CacheLocationError : public ScheduleError {
 
  private:
   const char* primitive_;
-  const BlockRealizeNode* block_;
-  const BlockRealizeNode* other_;
+  HeldNode<BlockRealizeNode> block_;
+  HeldNode<BlockRealizeNode> other_;
   std::string buffer_;
 };
 

@@ -58,7 +58,7 @@ class ValueUsesOtherIterError : public ScheduleError {
   std::vector<const Object*> Locations() const override { return {block_}; }
 
  private:
-  const BlockRealizeNode* block_;
+  HeldNode<BlockRealizeNode> block_;
   std::string iter_;
 };
 
@@ -74,7 +74,7 @@ class SelfReadError : public ScheduleError {
   std::vector<const Object*> Locations() const override { return {block_}; }
 
  private:
-  const BlockRealizeNode* block_;
+  HeldNode<BlockRealizeNode> block_;
 };
 
 class PartialWriteError : public ScheduleError {
@@ -91,7 +91,7 @@ class PartialWriteError : public ScheduleError {
   std::vector<const Object*> Locations() const override { return {block_}; }
 
  private:
-  const BlockRealizeNode* block_;
+  HeldNode<BlockRealizeNode> block_;
   std::string buffer_;
   std::string iter_;
 };
@@ -111,8 +111,8 @@ class MultipleWritersError : public ScheduleError {
   std::vector<const Object*> Locations() const override { return {block_, other_}; }
 
  private:
-  const BlockRealizeNode* block_;
-  const BlockRealizeNode* other_;
+  HeldNode<BlockRealizeNode> block_;
+  HeldNode<BlockRealizeNode> other_;
   std::string buffer_;
 };
 
@@ -130,8 +130,8 @@ class NonLeafReaderError : public ScheduleError {
   std::vector<const Object*> Locations() const override { return {block_, reader_}; }
 
  private:
-  const BlockRealizeNode* block_;
-  const BlockRealizeNode* reader_;
+  HeldNode<BlockRealizeNode> block_;
+  HeldNode<BlockRealizeNode> reader_;
 };
 
 // Replaces every load of the inlined buffer by the producer's value and rewrites the read

@@ -55,9 +55,9 @@ class LoopAboveReductionError : public ScheduleError {
   std::vector<const Object*> Locations() const override { return {loop_, outer_, block_}; }
 
  private:
-  const ForNode* loop_;
-  const ForNode* outer_;
-  const BlockRealizeNode* block_;
+  HeldNode<ForNode> loop_;
+  HeldNode<ForNode> outer_;
+  HeldNode<BlockRealizeNode> block_;
   std::string iter_;
 };
 
@@ -81,7 +81,7 @@ class InitRemover : public StmtMutator {
   }
 
  private:
-  const BlockRealizeNode* target_;
+  HeldNode<BlockRealizeNode> target_;
 };
 
 }  // namespace

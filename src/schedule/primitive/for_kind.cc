@@ -37,8 +37,8 @@ class WrongBlockIterTypeError : public ScheduleError {
 
  private:
   const char* primitive_;
-  const ForNode* loop_;
-  const BlockRealizeNode* block_;
+  HeldNode<ForNode> loop_;
+  HeldNode<BlockRealizeNode> block_;
   std::string iter_;
 };
 

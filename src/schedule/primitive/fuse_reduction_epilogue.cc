@@ -65,7 +65,7 @@ class NotSumReductionError : public ScheduleError {
   std::vector<const Object*> Locations() const override { return {block_}; }
 
  private:
-  const BlockRealizeNode* block_;
+  HeldNode<BlockRealizeNode> block_;
   std::string why_;
 };
 
@@ -89,7 +89,7 @@ class NonExactEpilogueError : public ScheduleError {
   std::vector<const Object*> Locations() const override { return {epilogue_}; }
 
  private:
-  const BlockRealizeNode* epilogue_;
+  HeldNode<BlockRealizeNode> epilogue_;
   std::string why_;
 };
 
@@ -108,8 +108,8 @@ class EpilogueMappingError : public ScheduleError {
   std::vector<const Object*> Locations() const override { return {reduction_, epilogue_}; }
 
  private:
-  const BlockRealizeNode* reduction_;
-  const BlockRealizeNode* epilogue_;
+  HeldNode<BlockRealizeNode> reduction_;
+  HeldNode<BlockRealizeNode> epilogue_;
   std::string why_;
 };
 
@@ -126,7 +126,7 @@ class IntermediateUseError : public ScheduleError {
   std::vector<const Object*> Locations() const override { return {other_}; }
 
  private:
-  const BlockRealizeNode* other_;
+  HeldNode<BlockRealizeNode> other_;
   std::string buffer_;
   std::string why_;
 };

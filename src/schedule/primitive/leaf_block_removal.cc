@@ -68,7 +68,7 @@ class BlockReplacingLeafRemover : public LeafRemovingMutator {
   }
 
  private:
-  const BlockRealizeNode* target_;
+  HeldNode<BlockRealizeNode> target_;
   Block new_block_;
 };
 

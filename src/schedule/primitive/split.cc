@@ -35,7 +35,7 @@ class NonPositiveFactorError : public ScheduleError {
   std::vector<const Object*> Locations() const override { return {loop_}; }
 
  private:
-  const ForNode* loop_;
+  HeldNode<ForNode> loop_;
   int64_t factor_;
 };
 
@@ -47,7 +47,7 @@ class FactorProductError : public ScheduleError {
   std::vector<const Object*> Locations() const override { return {loop_}; }
 
  private:
-  const ForNode* loop_;
+  HeldNode<ForNode> loop_;
   std::string what_;
 };
 

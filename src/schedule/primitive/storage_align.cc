@@ -41,7 +41,7 @@ class StorageAlignAxisOutOfRangeError : public ScheduleError {
   std::vector<const Object*> Locations() const override { return {block_}; }
 
  private:
-  const BlockRealizeNode* block_;
+  HeldNode<BlockRealizeNode> block_;
   std::string buffer_;
   int axis_;
   int ndim_;
@@ -60,7 +60,7 @@ class StorageAlignInvalidFactorError : public ScheduleError {
   std::vector<const Object*> Locations() const override { return {block_}; }
 
  private:
-  const BlockRealizeNode* block_;
+  HeldNode<BlockRealizeNode> block_;
   int factor_;
   int offset_;
 };
