@@ -15,6 +15,7 @@
 #include <sstream>
 #include <thread>
 
+#include "sibling_program.h"
 #include "tirtune/codegen/cuda.h"
 #include "tirtune/ir/gpu_module.h"
 #include "tirtune/support/error.h"
@@ -129,15 +130,10 @@ void WriteManifest(const std::string& dir, const std::string& arch, const json& 
 }
 
 std::string DefaultRunnerPath() {
-  std::error_code ec;
-  fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec && fs::exists(self.parent_path() / "tirtune-gpu-runner")) {
-    return (self.parent_path() / "tirtune-gpu-runner").string();
-  }
 #ifdef TIRTUNE_GPU_RUNNER_DEFAULT_PATH
-  return TIRTUNE_GPU_RUNNER_DEFAULT_PATH;
+  return SiblingProgram("tirtune-gpu-runner", TIRTUNE_GPU_RUNNER_DEFAULT_PATH);
 #else
-  return "tirtune-gpu-runner";
+  return SiblingProgram("tirtune-gpu-runner", "tirtune-gpu-runner");
 #endif
 }
 

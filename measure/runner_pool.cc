@@ -11,13 +11,13 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <filesystem>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <thread>
 
+#include "sibling_program.h"
 #include "tirtune/support/error.h"
 
 extern char** environ;
@@ -130,15 +130,10 @@ double CutAfter(const SlowCutoff& cutoff, double known, const TimerConfig& timer
 // The tirtune-runner next to the running program (an installed or bundled copy), else the one
 // built with this library.
 std::string DefaultRunnerPath() {
-  std::error_code ec;
-  std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (!ec && std::filesystem::exists(self.parent_path() / "tirtune-runner")) {
-    return (self.parent_path() / "tirtune-runner").string();
-  }
 #ifdef TIRTUNE_RUNNER_DEFAULT_PATH
-  return TIRTUNE_RUNNER_DEFAULT_PATH;
+  return SiblingProgram("tirtune-runner", TIRTUNE_RUNNER_DEFAULT_PATH);
 #else
-  return "tirtune-runner";
+  return SiblingProgram("tirtune-runner", "tirtune-runner");
 #endif
 }
 

@@ -231,10 +231,8 @@ def acc(A: Buffer((8, 8), float32), C: Buffer((8, 8), float32)):
 )");
 }
 
-// A thread whose elements lie `threads` apart (so that a warp's accesses are adjacent) gets them
-// packed: the dimension is divided by the stride.
-TEST(CompactBufferAllocations, GpuLocalWithStridedThreadElementsIsPacked) {
-  PrimFunc f = ParseFunc(R"(@prim_func
+// Each thread's elements lie `threads` apart (so that a warp's accesses are adjacent).
+constexpr const char* kStridedThreadElements = R"(@prim_func
 def acc(A: Buffer((8,), float32), C: Buffer((8,), float32)):
     with allocate(S, (8,), float32, scope="local"):
         for tx in thread_binding(4, thread="threadIdx.x"):
@@ -243,7 +241,12 @@ def acc(A: Buffer((8,), float32), C: Buffer((8,), float32)):
         for tx2 in thread_binding(4, thread="threadIdx.x"):
             for i in range(2):
                 C[i * 4 + tx2] = S[i * 4 + tx2]
-)");
+)";
+
+// A thread whose elements lie `threads` apart gets them packed: the dimension is divided by the
+// stride.
+TEST(CompactBufferAllocations, GpuLocalWithStridedThreadElementsIsPacked) {
+  PrimFunc f = ParseFunc(kStridedThreadElements);
   PrimFunc compacted = CompactBufferAllocations(f, {}, AllocationPlacement::kGpu);
   ExpectFuncEqual(compacted, R"(@prim_func
 def acc(A: Buffer((8,), float32), C: Buffer((8,), float32)):
@@ -259,16 +262,7 @@ def acc(A: Buffer((8,), float32), C: Buffer((8,), float32)):
 
 // On the CPU the same function keeps the buffer whole: thread-bound loops are loops there.
 TEST(CompactBufferAllocations, CpuPlacementDoesNotCompactPerThread) {
-  PrimFunc f = ParseFunc(R"(@prim_func
-def acc(A: Buffer((8,), float32), C: Buffer((8,), float32)):
-    with allocate(S, (8,), float32, scope="local"):
-        for tx in thread_binding(4, thread="threadIdx.x"):
-            for i in range(2):
-                S[i * 4 + tx] = A[i * 4 + tx] * 2.0
-        for tx2 in thread_binding(4, thread="threadIdx.x"):
-            for i in range(2):
-                C[i * 4 + tx2] = S[i * 4 + tx2]
-)");
+  PrimFunc f = ParseFunc(kStridedThreadElements);
   PrimFunc compacted = CompactBufferAllocations(f);
   ExpectSameNumbers(f, compacted);
   EXPECT_EQ(Print(compacted).find("allocate(S, (2,)"), std::string::npos);
