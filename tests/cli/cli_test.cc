@@ -330,8 +330,8 @@ TEST_F(Cli, LowerAndBuildForCudaWithAHandWrittenTrace) {
   } else {
     nlohmann::json j = built.Json();
     ASSERT_EQ(j["kernels"].size(), 1u);
-    EXPECT_EQ(j["kernels"][0]["grid"], nlohmann::json::array({32, 32, 1}));
-    EXPECT_EQ(j["kernels"][0]["block"], nlohmann::json::array({16, 16, 1}));
+    EXPECT_EQ(j["kernels"][0]["grid"], nlohmann::json::array({32, 64, 1}));
+    EXPECT_EQ(j["kernels"][0]["block"], nlohmann::json::array({16, 8, 1}));
     EXPECT_GT(j["kernels"][0]["registers"].get<int>(), 0);
     EXPECT_GT(std::filesystem::file_size(dir_ / "gemm.cubin"), 1000u);
     Result source = Run("build " + args + " --emit cuda");
