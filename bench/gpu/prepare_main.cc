@@ -288,6 +288,11 @@ int Main(int argc, char** argv) {
       {.threads_y = 32, .threads_x = 16, .tile_y = 8, .tile_x = 8, .k_tile = 16},
       {.threads_y = 16, .threads_x = 32, .tile_y = 8, .tile_x = 8, .k_tile = 16},
       {.threads_y = 16, .threads_x = 16, .tile_y = 8, .tile_x = 8, .k_tile = 32, .strided = false},
+      {.threads_y = 8, .threads_x = 16, .tile_y = 8, .tile_x = 8, .k_tile = 16},
+      {.threads_y = 8, .threads_x = 8, .tile_y = 8, .tile_x = 8, .k_tile = 32},
+      {.threads_y = 8, .threads_x = 16, .tile_y = 8, .tile_x = 8, .k_tile = 32, .strided = false},
+      {.threads_y = 4, .threads_x = 32, .tile_y = 8, .tile_x = 8, .k_tile = 32},
+      {.threads_y = 8, .threads_x = 32, .tile_y = 8, .tile_x = 4, .k_tile = 32},
   };
   auto gemm = [](GemmTiling t) {
     return [t](const PrimFunc& f) { return TiledGemmSchedule(f, t); };
