@@ -127,8 +127,9 @@ Schedule TiledGemmSchedule(const PrimFunc& gemm, const GemmTiling& t) {
 }
 
 std::string ConvTiling::Describe() const {
-  return fmt::format("{} row(s) x {}x{} pixels x {}x{} channels per block, rc tile {}", h_tile,
-                     w_threads, w_tile, co_threads, co_tile, rc_tile);
+  return fmt::format("{} row(s) x {}x{} pixels x {}x{} channels per block ({}), rc tile {}",
+                     h_tile, w_threads, w_tile, co_threads, co_tile,
+                     strided ? "strided" : "adjacent", rc_tile);
 }
 
 Schedule TiledConv2dSchedule(const PrimFunc& conv, const ConvTiling& t) {
@@ -138,8 +139,8 @@ Schedule TiledConv2dSchedule(const PrimFunc& conv, const ConvTiling& t) {
   std::vector<LoopRV> loops = sch.GetLoops(c);  // n, h, w, co, rh, rw, rc
   LoopRV nh = sch.Fuse({loops[0], loops[1]});
   std::vector<LoopRV> hs = sch.Split(nh, {std::monostate{}, SplitFactor(t.h_tile)});
-  auto [w0, wthr, wt] = SplitForThreads(sch, loops[2], t.w_threads, t.w_tile, true);
-  auto [co0, cothr, cot] = SplitForThreads(sch, loops[3], t.co_threads, t.co_tile, true);
+  auto [w0, wthr, wt] = SplitForThreads(sch, loops[2], t.w_threads, t.w_tile, t.strided);
+  auto [co0, cothr, cot] = SplitForThreads(sch, loops[3], t.co_threads, t.co_tile, t.strided);
   std::vector<LoopRV> rcs = sch.Split(loops[6], {std::monostate{}, SplitFactor(t.rc_tile)});
   sch.Reorder({hs[0], w0, co0, rcs[0], wthr, cothr, loops[4], loops[5], rcs[1], hs[1], wt, cot});
   sch.Bind(hs[0], "blockIdx.y");
@@ -151,8 +152,8 @@ Schedule TiledConv2dSchedule(const PrimFunc& conv, const ConvTiling& t) {
   // The write-back: each thread stores its tile.
   sch.ReverseComputeAt(write_back, bx);
   std::vector<LoopRV> w = sch.GetLoops(write_back);  // ..., w, co
-  auto [wa0, wty, wti] = SplitForThreads(sch, w[w.size() - 2], t.w_threads, t.w_tile, true);
-  auto [wb0, wtx, wtj] = SplitForThreads(sch, w[w.size() - 1], t.co_threads, t.co_tile, true);
+  auto [wa0, wty, wti] = SplitForThreads(sch, w[w.size() - 2], t.w_threads, t.w_tile, t.strided);
+  auto [wb0, wtx, wtj] = SplitForThreads(sch, w[w.size() - 1], t.co_threads, t.co_tile, t.strided);
   (void)wa0;
   (void)wb0;
   sch.Reorder({wty, wtx, wti, wtj});

@@ -38,13 +38,15 @@ Schedule TiledGemmSchedule(const PrimFunc& gemm, const GemmTiling& tiling);
 /// Tiling for a "conv2d:N,H,W,CI,CO,K,1,P" function (NHWC data, HWIO weights). The padded input
 /// is its own kernel (plain); in the convolution each block computes h_tile rows of
 /// (w_threads * w_tile) pixels times (co_threads * co_tile) output channels, each thread a
-/// w_tile x co_tile tile in registers (elements `threads` apart); per rc_tile input channels the
+/// w_tile x co_tile tile in registers; per rc_tile input channels the
 /// block's input window and weights are fetched into shared memory by all threads together.
 struct ConvTiling {
   int64_t h_tile = 1;
   int64_t w_threads = 8, w_tile = 1;
   int64_t co_threads = 16, co_tile = 4;
   int64_t rc_tile = 8;
+  /// A thread's pixels and channels `threads` apart (else adjacent).
+  bool strided = true;
 
   std::string Describe() const;
 };

@@ -293,6 +293,9 @@ int Main(int argc, char** argv) {
       {.threads_y = 8, .threads_x = 16, .tile_y = 8, .tile_x = 8, .k_tile = 32, .strided = false},
       {.threads_y = 4, .threads_x = 32, .tile_y = 8, .tile_x = 8, .k_tile = 32},
       {.threads_y = 8, .threads_x = 32, .tile_y = 8, .tile_x = 4, .k_tile = 32},
+      {.threads_y = 16, .threads_x = 8, .tile_y = 8, .tile_x = 8, .k_tile = 32, .strided = false},
+      {.threads_y = 8, .threads_x = 8, .tile_y = 8, .tile_x = 8, .k_tile = 32, .strided = false},
+      {.threads_y = 8, .threads_x = 16, .tile_y = 8, .tile_x = 8, .k_tile = 16, .strided = false},
   };
   auto gemm = [](GemmTiling t) {
     return [t](const PrimFunc& f) { return TiledGemmSchedule(f, t); };
@@ -310,6 +313,11 @@ int Main(int argc, char** argv) {
       {.h_tile = 1, .w_threads = 4, .w_tile = 2, .co_threads = 16, .co_tile = 4, .rc_tile = 8},
       {.h_tile = 2, .w_threads = 8, .w_tile = 1, .co_threads = 16, .co_tile = 4, .rc_tile = 8},
       {.h_tile = 1, .w_threads = 8, .w_tile = 1, .co_threads = 8, .co_tile = 8, .rc_tile = 16},
+      {.h_tile = 2, .w_threads = 8, .w_tile = 1, .co_threads = 16, .co_tile = 4, .rc_tile = 8,
+       .strided = false},
+      {.h_tile = 2, .w_threads = 4, .w_tile = 2, .co_threads = 16, .co_tile = 4, .rc_tile = 8},
+      {.h_tile = 2, .w_threads = 8, .w_tile = 1, .co_threads = 16, .co_tile = 4, .rc_tile = 16},
+      {.h_tile = 4, .w_threads = 8, .w_tile = 1, .co_threads = 16, .co_tile = 4, .rc_tile = 8},
   };
   auto conv = [](ConvTiling t) {
     return [t](const PrimFunc& f) { return TiledConv2dSchedule(f, t); };
