@@ -87,4 +87,14 @@ std::unique_ptr<Database> OpenDatabase(const std::string& path, const OpenOption
       database_internal::RedactPostgresUrl(path));
 }
 
+void RequireIntact(Database& db, std::string_view what) {
+  std::vector<std::string> problems = db.CheckIntegrity();
+  if (problems.empty()) return;
+  TT_USER_ERROR(
+      "{}: {} is damaged ({}{}); `tirtune db check` lists the problems and `tirtune db export` "
+      "copies out what still reads",
+      what, db.Describe(), problems.front(),
+      problems.size() > 1 ? fmt::format(", and {} more", problems.size() - 1) : "");
+}
+
 }  // namespace tirtune

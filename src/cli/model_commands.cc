@@ -44,6 +44,7 @@ void RunModelCompile(const ModelCompileCli& opts, const GlobalOptions& global) {
     OpenOptions open;
     open.create_if_missing = false;
     db = OpenDatabase(opts.db, open);
+    RequireIntact(*db, "tirtune compile");
     options.db = db.get();
   }
   model::ModelTasks tasks = model::LoadOnnxModel(opts.model);

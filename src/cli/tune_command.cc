@@ -134,6 +134,7 @@ void RunTune(TuneCli& opts, const GlobalOptions& global) {
   options.resume = opts.resume;
   options.model_path = opts.cost_model_file;
   std::unique_ptr<Database> db = OpenDatabase(opts.db);
+  RequireIntact(*db, "tirtune tune");
 
   // Log lines go to the log file, and to stderr when there is no live progress line.
   std::string log_path = opts.log_file;

@@ -172,6 +172,20 @@ TEST_F(DbCli, CheckRunsTheIntegrityCheckAndFailsOnADamagedFile) {
   EXPECT_NE(r.err.find("is damaged"), std::string::npos) << r.err;
 }
 
+// tune does not read records through, nor write into, a damaged database: it says so and stops.
+TEST_F(DbCli, TuneRefusesADamagedDatabase) {
+  std::string sql =
+      "PRAGMA writable_schema=ON; UPDATE sqlite_master SET sql = replace(sql, "
+      "'median_secs)', 'error)') WHERE name = 'tuning_record_best';";
+  ASSERT_EQ(std::system(("sqlite3 " + db_ + " \"" + sql + "\"").c_str()), 0);
+  Result r = Run("tune --workload gemm:8,8,8 --trials 1 --db " + db_);
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_NE(r.err.find("tirtune tune: SQLite database '" + db_ + "' is damaged ("),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("tirtune db check"), std::string::npos) << r.err;
+}
+
 TEST_F(DbCli, PruneKeepsTheBestPerWorkloadAndTarget) {
   Result r = Run("db prune --json --keep 1 --db " + db_);
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -113,6 +113,21 @@ TEST_F(ModelCli, BadInputsAreClearErrors) {
                           Path("art") + " " + kTarget);
   EXPECT_EQ(missing_db.exit_code, 1);
   EXPECT_NE(missing_db.err.find("none.db"), std::string::npos) << missing_db.err;
+  // A damaged database (an index that no longer matches its table): compile says so, and
+  // compiles nothing from records read through it.
+  std::string damaged = Path("damaged.db");
+  ASSERT_EQ(Run("tune --workload gemm:8,8,8 --trials 1 --db " + damaged + " " + kTarget).exit_code,
+            0);
+  std::string sql =
+      "PRAGMA writable_schema=ON; UPDATE sqlite_master SET sql = replace(sql, "
+      "'median_secs)', 'error)') WHERE name = 'tuning_record_best';";
+  ASSERT_EQ(std::system(("sqlite3 " + damaged + " \"" + sql + "\"").c_str()), 0);
+  Result damaged_db =
+      Run("compile --model " + model + " --db " + damaged + " -o " + Path("art") + " " + kTarget);
+  EXPECT_EQ(damaged_db.exit_code, 1);
+  EXPECT_NE(damaged_db.err.find("tirtune compile: SQLite database"), std::string::npos)
+      << damaged_db.err;
+  EXPECT_NE(damaged_db.err.find("is damaged"), std::string::npos) << damaged_db.err;
   // A target nobody knows.
   Result bad_target =
       Run("compile --model " + model + " -o " + Path("art") + " --target \"llvm -mcpu=nocpu\"");

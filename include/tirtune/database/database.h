@@ -168,6 +168,11 @@ class Database {
 /// timeout, failed authentication, or a database that does not exist.
 std::unique_ptr<Database> OpenDatabase(const std::string& path, const OpenOptions& options = {});
 
+/// Runs the storage's own check (CheckIntegrity) and throws UserError when it finds a problem,
+/// naming the database, the first problem and what to do, so that `what` (e.g. "tirtune tune")
+/// neither reads wrong records through a damaged index nor writes into a damaged file.
+void RequireIntact(Database& db, std::string_view what);
+
 std::unique_ptr<Database> OpenSqliteDatabase(const std::string& path,
                                              const OpenOptions& options = {});
 std::unique_ptr<Database> OpenPostgresDatabase(const std::string& url,
