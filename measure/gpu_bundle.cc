@@ -18,6 +18,7 @@
 #include "sibling_program.h"
 #include "tirtune/codegen/cuda.h"
 #include "tirtune/ir/gpu_module.h"
+#include "tirtune/measure/verify.h"
 #include "tirtune/support/error.h"
 #include "tirtune/support/ndarray.h"
 
@@ -28,16 +29,6 @@ namespace {
 
 using nlohmann::json;
 namespace fs = std::filesystem;
-
-int64_t Elements(const Buffer& b) {
-  int64_t n = 1;
-  for (const Expr& e : b->shape) {
-    const int64_t* extent = AsConstInt(e);
-    if (extent == nullptr) TT_USER_ERROR("buffer {} has a shape that is not constant", b->name);
-    n *= *extent;
-  }
-  return n;
-}
 
 std::string ReadText(const fs::path& path) {
   std::ifstream in(path);
@@ -72,7 +63,7 @@ json WriteCase(const std::string& dir, const CaseSpec& spec, const GpuModule& mo
     bool output = p < written.size() && written[p];
     json j = {{"name", b->name},
               {"dtype", "float32"},
-              {"elements", Elements(b)},
+              {"elements", b.ConstNumElements()},
               {"kind", output ? "output" : "input"}};
     if (!output) {
       TT_ICHECK(p < inputs.size(), "no input given for parameter {}", b->name);
@@ -91,8 +82,10 @@ json WriteCase(const std::string& dir, const CaseSpec& spec, const GpuModule& mo
       TT_USER_ERROR("intermediate {} is {}: GPU bundles carry float32 buffers only", b->name,
                     b->dtype.str());
     }
-    buffers.push_back(
-        {{"name", b->name}, {"dtype", "float32"}, {"elements", Elements(b)}, {"kind", "intermediate"}});
+    buffers.push_back({{"name", b->name},
+                       {"dtype", "float32"},
+                       {"elements", b.ConstNumElements()},
+                       {"kind", "intermediate"}});
     names.push_back(b->name);
   }
   c["buffers"] = buffers;
@@ -111,15 +104,17 @@ json WriteCase(const std::string& dir, const CaseSpec& spec, const GpuModule& mo
   return c;
 }
 
-json CheckOf(const NDArray& expected, int64_t limit) {
-  int64_t n = expected.size();
+json CheckOf(const NDArray& expected, double reduction_length, int64_t limit) {
   json indices = json::array(), values = json::array();
-  for (int64_t s = 0; s < std::min(n, limit); ++s) {
-    int64_t at = n <= limit ? s : (s * 7919 + (s * n) / limit) % n;
+  for (int64_t at : SpreadIndices(expected.size(), limit)) {
     indices.push_back(at);
-    values.push_back(expected.GetDouble(at));
+    values.push_back(EncodeValue(expected.GetDouble(at)));
   }
-  return {{"indices", indices}, {"values", values}};
+  Tolerance tolerance = Tolerance::ForSum(expected.dtype(), reduction_length);
+  return {{"indices", indices},
+          {"values", values},
+          {"rtol", tolerance.rtol},
+          {"atol", tolerance.atol * AtolScale(expected)}};
 }
 
 void WriteManifest(const std::string& dir, const std::string& arch, const json& cases) {

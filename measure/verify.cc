@@ -15,6 +15,24 @@ Tolerance Tolerance::For(DataType dtype) {
   return {1e-4, 1e-5};
 }
 
+Tolerance Tolerance::ForSum(DataType dtype, double reduction_length) {
+  Tolerance tolerance = For(dtype);
+  if (dtype == DataType::Float(32) && reduction_length > 1) {
+    constexpr double kEps = 1.1920929e-7;  // 2^-23
+    tolerance.rtol = std::max(tolerance.rtol, 8 * kEps * std::sqrt(reduction_length));
+  }
+  return tolerance;
+}
+
+double AtolScale(const NDArray& expected) {
+  double scale = 0;
+  for (int64_t i = 0; i < expected.size(); ++i) {
+    double v = std::fabs(expected.GetDouble(i));
+    if (std::isfinite(v)) scale = std::max(scale, v);
+  }
+  return std::max(1.0, scale);
+}
+
 VerifyResult CompareArrays(const std::string& name, const NDArray& expected, const NDArray& actual,
                            const Tolerance& tolerance) {
   VerifyResult r;
@@ -24,12 +42,7 @@ VerifyResult CompareArrays(const std::string& name, const NDArray& expected, con
     r.message = fmt::format("{}: shape or type differs from the reference", name);
     return r;
   }
-  double scale = 0;
-  for (int64_t i = 0; i < expected.size(); ++i) {
-    double v = std::fabs(expected.GetDouble(i));
-    if (std::isfinite(v)) scale = std::max(scale, v);
-  }
-  double atol = tolerance.atol * std::max(1.0, scale);
+  double atol = tolerance.atol * AtolScale(expected);
   for (int64_t i = 0; i < expected.size(); ++i) {
     double want = expected.GetDouble(i), got = actual.GetDouble(i);
     if (std::isnan(want) || std::isnan(got)) {
@@ -62,12 +75,8 @@ VerifyResult CompareAll(const std::vector<std::string>& names, const std::vector
   VerifyResult total;
   for (size_t i = 0; i < expected.size() && i < actual.size(); ++i) {
     if (!expected[i].defined()) continue;
-    Tolerance tolerance = Tolerance::For(expected[i].dtype());
-    if (expected[i].dtype() == DataType::Float(32) && reduction_length > 1) {
-      constexpr double kEps = 1.1920929e-7;  // 2^-23
-      tolerance.rtol = std::max(tolerance.rtol, 8 * kEps * std::sqrt(reduction_length));
-    }
-    VerifyResult r = CompareArrays(names[i], expected[i], actual[i], tolerance);
+    VerifyResult r = CompareArrays(names[i], expected[i], actual[i],
+                                   Tolerance::ForSum(expected[i].dtype(), reduction_length));
     total.max_abs_error = std::max(total.max_abs_error, r.max_abs_error);
     total.max_rel_error = std::max(total.max_rel_error, r.max_rel_error);
     total.mismatches += r.mismatches;

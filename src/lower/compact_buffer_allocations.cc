@@ -88,6 +88,9 @@ class RegionCollector : public StmtVisitor {
     return region_;
   }
 
+  /// The indices of every access of the buffer that Collect saw.
+  const std::vector<std::vector<Expr>>& accesses() const { return accesses_; }
+
   void VisitStmt_(const ForNode* op) override {
     dom_[op->loop_var] = Range{op->min, op->extent};
     inner_vars_.insert(op->loop_var.get());
@@ -428,11 +431,12 @@ class AllocationCompactor : public StmtMutator {
     arith::Analyzer analyzer = EnclosingFacts();
     for (const auto& [tag, var] : canonical) analyzer.Bind(var, Range{0, thread_extent[tag]});
     Stmt canonical_body = Substitute(s, to_canonical);
-    auto region = RegionCollector(buffer.get(), &analyzer).Collect(canonical_body);
+    RegionCollector collector(buffer.get(), &analyzer);
+    auto region = collector.Collect(canonical_body);
     if (!region) return std::nullopt;
     std::vector<Expr> shape, offsets;
     std::vector<int64_t> strides;
-    std::vector<std::vector<Expr>> accesses = Accesses(buffer.get(), canonical_body);
+    const std::vector<std::vector<Expr>>& accesses = collector.accesses();
     for (int d = 0; d < buffer->ndim(); ++d) {
       const arith::IntSet& set = (*region)[d];
       if (!set.HasLowerBound() || !set.HasUpperBound()) return std::nullopt;
@@ -470,20 +474,6 @@ class AllocationCompactor : public StmtMutator {
     Stmt body = rewriter.VisitStmt(s);
     if (!rewriter.ok()) return std::nullopt;
     return MakeAllocate(compact, body);
-  }
-
-  static std::vector<std::vector<Expr>> Accesses(const BufferNode* buffer, const Stmt& s) {
-    std::vector<std::vector<Expr>> out;
-    PreOrderVisit(s, [&](const Object* node) {
-      if (const auto* load = node->as<BufferLoadNode>(); load && load->buffer.get() == buffer) {
-        out.push_back(load->indices);
-      }
-      if (const auto* store = node->as<BufferStoreNode>(); store && store->buffer.get() == buffer) {
-        out.push_back(store->indices);
-      }
-      return true;
-    });
-    return out;
   }
 
   const StorageAlignRequests& align_;

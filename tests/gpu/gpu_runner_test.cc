@@ -3,10 +3,14 @@
 // the real driver's names) and it reports the stub; a bad bundle is named.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
 #include "../common/cli_run.h"
+#include "tirtune/measure/gpu_bundle.h"
+#include "tirtune/measure/verify.h"
 #include "tirtune/runtime/cuda_driver.h"
 
 namespace tirtune {
@@ -62,6 +66,39 @@ TEST_F(GpuRunner, ABadManifestIsNamed) {
   r = RunCli(TIRTUNE_GPU_RUNNER_BIN, (dir_ / "bundle").string(), dir_);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("not a format-1 bundle"), std::string::npos) << r.err;
+}
+
+// A check entry carries the reference's numbers (non-finite ones as strings, which JSON has no
+// number for) with the tolerance the CPU's verification would apply to the same array.
+TEST(GpuBundleCheck, CarriesTheCpuToleranceAndNonFiniteValues) {
+  NDArray expected = NDArray::Empty({4}, DataType::Float(32));
+  expected.SetDouble(0, 100.0);
+  expected.SetDouble(1, std::nan(""));
+  expected.SetDouble(2, -INFINITY);
+  expected.SetDouble(3, 0.5);
+  nlohmann::json check = gpu_bundle::CheckOf(expected, /*reduction_length=*/1e6);
+  EXPECT_EQ(check["indices"], nlohmann::json::array({0, 1, 2, 3}));
+  EXPECT_EQ(check["values"], nlohmann::json::array({100.0, "nan", "-inf", 0.5}));
+  Tolerance want = Tolerance::ForSum(DataType::Float(32), 1e6);
+  EXPECT_DOUBLE_EQ(check["rtol"].get<double>(), want.rtol);
+  EXPECT_DOUBLE_EQ(check["atol"].get<double>(), want.atol * 100.0);  // scaled by the largest |v|
+
+  double rtol = check["rtol"], atol = check["atol"];
+  EXPECT_TRUE(gpu_bundle::Matches(100.05, check["values"][0], rtol, atol));
+  EXPECT_FALSE(gpu_bundle::Matches(101.0, check["values"][0], rtol, atol));
+  EXPECT_TRUE(gpu_bundle::Matches(std::nan(""), check["values"][1], rtol, atol));
+  EXPECT_FALSE(gpu_bundle::Matches(0.0, check["values"][1], rtol, atol));
+  EXPECT_TRUE(gpu_bundle::Matches(-INFINITY, check["values"][2], rtol, atol));
+  EXPECT_FALSE(gpu_bundle::Matches(INFINITY, check["values"][2], rtol, atol));
+  EXPECT_FALSE(gpu_bundle::Matches(std::nan(""), check["values"][3], rtol, atol));  // unwritten
+}
+
+TEST(GpuBundleCheck, SpreadIndicesCoverSmallArraysWholeAndLargeOnesSpread) {
+  EXPECT_EQ(gpu_bundle::SpreadIndices(3, 8), (std::vector<int64_t>{0, 1, 2}));
+  std::vector<int64_t> spread = gpu_bundle::SpreadIndices(1000000, 64);
+  ASSERT_EQ(spread.size(), 64u);
+  for (int64_t at : spread) EXPECT_LT(at, 1000000);
+  EXPECT_GT(*std::max_element(spread.begin(), spread.end()), 900000);
 }
 
 }  // namespace

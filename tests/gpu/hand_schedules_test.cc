@@ -71,12 +71,8 @@ TEST(HandSchedules, SoftmaxWithOneBlockPerRow) {
 TEST(HandSchedules, PlainScheduleOfEveryWorkload) {
   for (const WorkloadDef& def : AllWorkloads()) {
     if (def.small_shape.empty()) continue;
-    std::string spec = def.name + ":";
-    for (size_t i = 0; i < def.small_shape.size(); ++i) {
-      spec += (i ? "," : "") + std::to_string(def.small_shape[i]);
-    }
-    SCOPED_TRACE(spec);
-    PrimFunc f = MakeWorkload(spec).func;
+    SCOPED_TRACE(def.name);
+    PrimFunc f = def.build(def.small_shape);
     GpuModule module = LowerGpu(PlainGpuSchedule(f).func(), kLimits);
     EXPECT_EQ(testing::CompareWithInterpreter(f, module, 7, 1e-3), "");
   }

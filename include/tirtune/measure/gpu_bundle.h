@@ -13,11 +13,14 @@
 //                        "kind": "input" | "output" | "intermediate",
 //                        inputs: "seed" and "low" (FillSeeded) or "file" (raw float32)}],
 //           "kernels": [{"name", "grid": [x, y, z], "block": [x, y, z], "args": [buffer index]}],
-//           "check": {OUTPUT: {"indices": [...], "values": [...]}} (the reference's numbers),
+//           "check": {OUTPUT: {"indices": [...], "values": [...], optional "rtol", "atol"
+//                     overriding the case's}} (the reference's numbers; a value that is not
+//                     finite is the string "nan", "inf" or "-inf", which JSON has no number for),
 //           "same_as": NAME (optional: every output element compared with that earlier case's)}
 // Seeded inputs keep a bundle for a 4096³ GEMM a few hundred kilobytes.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -53,6 +56,33 @@ inline bool Close(double got, double want, double rtol, double atol) {
   return std::fabs(got - want) <= atol + rtol * std::fabs(want);
 }
 
+/// A reference value as a check entry holds it: a number, or "nan", "inf", "-inf".
+inline nlohmann::json EncodeValue(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  return v;
+}
+
+/// Whether `got` matches a check entry's value `want` (EncodeValue's form): within tolerance of a
+/// number, or the same kind of non-finite value.
+inline bool Matches(double got, const nlohmann::json& want, double rtol, double atol) {
+  if (want.is_number()) return Close(got, want.get<double>(), rtol, atol);
+  if (want == "nan") return std::isnan(got);
+  if (want == "inf") return std::isinf(got) && got > 0;
+  if (want == "-inf") return std::isinf(got) && got < 0;
+  return false;
+}
+
+/// Up to `limit` element indices of an array of `n` elements: all of them, or `limit` spread
+/// over the whole array.
+inline std::vector<int64_t> SpreadIndices(int64_t n, int64_t limit) {
+  std::vector<int64_t> out;
+  for (int64_t s = 0; s < std::min(n, limit); ++s) {
+    out.push_back(n <= limit ? s : (s * 7919 + (s * n) / limit) % n);
+  }
+  return out;
+}
+
 /// Where a case's input comes from: FillSeeded(seed, low), or a file of raw float32 values.
 struct Input {
   uint64_t seed = 0;
@@ -79,8 +109,10 @@ nlohmann::json WriteCase(const std::string& dir, const CaseSpec& spec, const Gpu
                          const CudaBinary& binary, const std::vector<bool>& written,
                          const std::vector<Input>& inputs);
 
-/// A check entry: up to `limit` elements of `expected` (all of them, or spread evenly).
-nlohmann::json CheckOf(const NDArray& expected, int64_t limit = 1 << 14);
+/// A check entry: up to `limit` elements of `expected` (all of them, or spread evenly), with the
+/// tolerance the CPU's verification applies to it (Tolerance::ForSum for sums of
+/// `reduction_length` terms, atol scaled by AtolScale).
+nlohmann::json CheckOf(const NDArray& expected, double reduction_length, int64_t limit = 1 << 14);
 
 /// Writes `dir`/manifest.json.
 void WriteManifest(const std::string& dir, const std::string& arch, const nlohmann::json& cases);

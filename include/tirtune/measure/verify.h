@@ -18,7 +18,14 @@ struct Tolerance {
   /// (1e-9, 1e-12), integers exact. Sums over many terms in float32 may need more: `atol` is
   /// additionally scaled by the largest |expected| of the array.
   static Tolerance For(DataType dtype);
+  /// For(dtype) with a float32 rtol raised for sums of `reduction_length` terms: a sum of K
+  /// terms in another order differs by about eps * sqrt(K), so rtol is at least 8 * eps * sqrt(K)
+  /// (1e-4 up to K ~ 10,000; 9.5e-4 at a million terms).
+  static Tolerance ForSum(DataType dtype, double reduction_length);
 };
+
+/// What CompareArrays multiplies `atol` by for `expected`: its largest finite |value|, at least 1.
+double AtolScale(const NDArray& expected);
 
 struct VerifyResult {
   bool ok = true;
@@ -35,9 +42,8 @@ VerifyResult CompareArrays(const std::string& name, const NDArray& expected, con
                            const Tolerance& tolerance);
 /// Compares each pair of arrays (names label the messages), skipping a pair whose expected array
 /// is undefined (a parameter not to compare); the message is the first failing array's.
-/// `reduction_length`: the most terms one output element sums (LongestReduction); a float32
-/// sum of K terms in another order differs by about eps * sqrt(K), so a float32 array's rtol is
-/// at least 8 * eps * sqrt(K) (1e-4 up to K ~ 10,000; 9.5e-4 at a million terms).
+/// `reduction_length`: the most terms one output element sums (LongestReduction); each array is
+/// compared with Tolerance::ForSum of its dtype.
 VerifyResult CompareAll(const std::vector<std::string>& names, const std::vector<NDArray>& expected,
                         const std::vector<NDArray>& actual, double reduction_length = 1);
 
