@@ -42,6 +42,25 @@ std::array<LoopRV, 3> SplitForThreads(Schedule& sch, LoopRV loop, int64_t thread
   return {p[0], p[1], p[2]};
 }
 
+// The copy loops of a shared cache, shared out among threads_y x threads_x threads: the
+// innermost copy loop split by `lanes` (vectorized when lanes > 1, so each thread moves `lanes`
+// adjacent elements per access), the rest fused and split over the threads.
+void CooperativeFetch(Schedule& sch, std::vector<LoopRV> copy, int64_t threads_y,
+                      int64_t threads_x, int64_t lanes) {
+  LoopRV vector;
+  if (lanes > 1) {
+    std::vector<LoopRV> v = sch.Split(copy.back(), {std::monostate{}, SplitFactor(lanes)});
+    copy.back() = v[0];
+    vector = v[1];
+  }
+  LoopRV fused = sch.Fuse(copy);
+  std::vector<LoopRV> f =
+      sch.Split(fused, {std::monostate{}, SplitFactor(threads_y), SplitFactor(threads_x)});
+  sch.Bind(f[1], "threadIdx.y");
+  sch.Bind(f[2], "threadIdx.x");
+  if (lanes > 1) sch.Vectorize(vector);
+}
+
 }  // namespace
 
 Schedule PlainGpuSchedule(const PrimFunc& func, int64_t max_threads) {
@@ -76,10 +95,11 @@ Schedule PlainGpuSchedule(const PrimFunc& func, int64_t max_threads) {
 }
 
 std::string GemmTiling::Describe() const {
-  return fmt::format("{}x{} threads, {}x{} per thread ({}), k tile {}, {}{}", threads_y,
+  return fmt::format("{}x{} threads, {}x{} per thread ({}), k tile {}, {}{}{}", threads_y,
                      threads_x, tile_y, tile_x, strided ? "strided" : "adjacent", k_tile,
                      unroll ? "unrolled" : "not unrolled",
-                     decompose ? ", init hoisted" : "");
+                     decompose ? ", init hoisted" : "",
+                     vector_lanes > 1 ? fmt::format(", {}-lane accesses", vector_lanes) : "");
 }
 
 Schedule TiledGemmSchedule(const PrimFunc& gemm, const GemmTiling& t) {
@@ -110,16 +130,16 @@ Schedule TiledGemmSchedule(const PrimFunc& gemm, const GemmTiling& t) {
   sch.Reorder({wty, wtx, wti, wtj});
   sch.Bind(wty, "threadIdx.y");
   sch.Bind(wtx, "threadIdx.x");
+  if (t.vector_lanes > 1 && !t.strided) {
+    std::vector<LoopRV> v = sch.Split(wtj, {std::monostate{}, SplitFactor(t.vector_lanes)});
+    sch.Vectorize(v[1]);
+  }
   // The block's tiles of A and B in shared memory, fetched by all threads per slice of K.
   for (const char* input : {"A", "B"}) {
     BlockRV cache = sch.CacheRead(c, ReadIndex(sch, c, input), StorageScope::kShared);
     sch.ComputeAt(cache, ks[0]);
     std::vector<LoopRV> cl = sch.GetLoops(cache);  // i0, j0, k0, ax0, ax1
-    LoopRV fused = sch.Fuse({cl[3], cl[4]});
-    std::vector<LoopRV> f = sch.Split(
-        fused, {std::monostate{}, SplitFactor(t.threads_y), SplitFactor(t.threads_x)});
-    sch.Bind(f[1], "threadIdx.y");
-    sch.Bind(f[2], "threadIdx.x");
+    CooperativeFetch(sch, {cl[3], cl[4]}, t.threads_y, t.threads_x, t.vector_lanes);
   }
   // The copied loops keep their kinds: the init is bound and unrolled like the update.
   if (t.decompose) sch.DecomposeReduction(c, ks[0]);
@@ -127,9 +147,10 @@ Schedule TiledGemmSchedule(const PrimFunc& gemm, const GemmTiling& t) {
 }
 
 std::string ConvTiling::Describe() const {
-  return fmt::format("{} row(s) x {}x{} pixels x {}x{} channels per block ({}), rc tile {}",
+  return fmt::format("{} row(s) x {}x{} pixels x {}x{} channels per block ({}), rc tile {}{}",
                      h_tile, w_threads, w_tile, co_threads, co_tile,
-                     strided ? "strided" : "adjacent", rc_tile);
+                     strided ? "strided" : "adjacent", rc_tile,
+                     vector_lanes > 1 ? fmt::format(", {}-lane accesses", vector_lanes) : "");
 }
 
 Schedule TiledConv2dSchedule(const PrimFunc& conv, const ConvTiling& t) {
@@ -159,17 +180,18 @@ Schedule TiledConv2dSchedule(const PrimFunc& conv, const ConvTiling& t) {
   sch.Reorder({wty, wtx, wti, wtj});
   sch.Bind(wty, "threadIdx.y");
   sch.Bind(wtx, "threadIdx.x");
+  if (t.vector_lanes > 1 && !t.strided) {
+    std::vector<LoopRV> v = sch.Split(wtj, {std::monostate{}, SplitFactor(t.vector_lanes)});
+    sch.Vectorize(v[1]);
+  }
   // The input window and the weights of a slice of input channels, in shared memory.
   size_t inputs = sch.Get(c)->block->reads.size();
   for (size_t r = 0; r < inputs; ++r) {
     BlockRV cache = sch.CacheRead(c, static_cast<int>(r), StorageScope::kShared);
     sch.ComputeAt(cache, rcs[0]);
     std::vector<LoopRV> cl = sch.GetLoops(cache);  // hs0, bx, rc0, then the copy's loops
-    LoopRV fused = sch.Fuse(std::vector<LoopRV>(cl.begin() + 3, cl.end()));
-    std::vector<LoopRV> f = sch.Split(
-        fused, {std::monostate{}, SplitFactor(t.w_threads), SplitFactor(t.co_threads)});
-    sch.Bind(f[1], "threadIdx.y");
-    sch.Bind(f[2], "threadIdx.x");
+    CooperativeFetch(sch, std::vector<LoopRV>(cl.begin() + 3, cl.end()), t.w_threads,
+                     t.co_threads, t.vector_lanes);
   }
   sch.DecomposeReduction(c, rcs[0]);
   // The padded input: a kernel of its own, one thread per element.

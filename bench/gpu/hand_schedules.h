@@ -30,6 +30,9 @@ struct GemmTiling {
   /// The accumulator's initialization in its own loop nest before the K loop (decompose
   /// reduction) instead of a test in the innermost loop.
   bool decompose = true;
+  /// Elements each thread moves per access (1, 2 or 4: vectorized loops, float4 in CUDA) in the
+  /// fetch of the shared tiles and, for adjacent tiles, in the write-back of C.
+  int64_t vector_lanes = 1;
 
   std::string Describe() const;
 };
@@ -47,6 +50,9 @@ struct ConvTiling {
   int64_t rc_tile = 8;
   /// A thread's pixels and channels `threads` apart (else adjacent).
   bool strided = true;
+  /// Elements each thread moves per access (1, 2 or 4) in the fetch of the shared tiles and, for
+  /// adjacent tiles, in the write-back of the output.
+  int64_t vector_lanes = 1;
 
   std::string Describe() const;
 };

@@ -288,6 +288,19 @@ int Main(int argc, char** argv) {
       {.threads_y = 16, .threads_x = 8, .tile_y = 8, .tile_x = 8, .k_tile = 32, .strided = false},
       {.threads_y = 8, .threads_x = 8, .tile_y = 8, .tile_x = 8, .k_tile = 32, .strided = false},
       {.threads_y = 8, .threads_x = 16, .tile_y = 8, .tile_x = 8, .k_tile = 16, .strided = false},
+      // float4 fetches and write-back.
+      {.threads_y = 8, .threads_x = 16, .tile_y = 8, .tile_x = 8, .k_tile = 32, .strided = false,
+       .vector_lanes = 4},
+      {.threads_y = 8, .threads_x = 16, .tile_y = 8, .tile_x = 8, .k_tile = 16, .strided = false,
+       .vector_lanes = 4},
+      {.threads_y = 16, .threads_x = 16, .tile_y = 8, .tile_x = 8, .k_tile = 16, .strided = false,
+       .vector_lanes = 4},
+      {.threads_y = 16, .threads_x = 8, .tile_y = 8, .tile_x = 8, .k_tile = 32, .strided = false,
+       .vector_lanes = 4},
+      {.threads_y = 8, .threads_x = 8, .tile_y = 8, .tile_x = 8, .k_tile = 32, .strided = false,
+       .vector_lanes = 4},
+      {.threads_y = 16, .threads_x = 16, .tile_y = 8, .tile_x = 8, .k_tile = 8, .strided = false,
+       .vector_lanes = 4},
   };
   auto gemm = [](GemmTiling t) {
     return [t](const PrimFunc& f) { return TiledGemmSchedule(f, t); };
@@ -310,6 +323,13 @@ int Main(int argc, char** argv) {
       {.h_tile = 2, .w_threads = 4, .w_tile = 2, .co_threads = 16, .co_tile = 4, .rc_tile = 8},
       {.h_tile = 2, .w_threads = 8, .w_tile = 1, .co_threads = 16, .co_tile = 4, .rc_tile = 16},
       {.h_tile = 4, .w_threads = 8, .w_tile = 1, .co_threads = 16, .co_tile = 4, .rc_tile = 8},
+      // float4 fetches and write-back.
+      {.h_tile = 2, .w_threads = 8, .w_tile = 1, .co_threads = 16, .co_tile = 4, .rc_tile = 16,
+       .strided = false, .vector_lanes = 4},
+      {.h_tile = 2, .w_threads = 8, .w_tile = 1, .co_threads = 16, .co_tile = 4, .rc_tile = 8,
+       .strided = false, .vector_lanes = 4},
+      {.h_tile = 1, .w_threads = 8, .w_tile = 1, .co_threads = 8, .co_tile = 8, .rc_tile = 16,
+       .strided = false, .vector_lanes = 4},
   };
   auto conv = [](ConvTiling t) {
     return [t](const PrimFunc& f) { return TiledConv2dSchedule(f, t); };

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "../common/gpu_schedules.h"
+#include "../lower/gpu_check.h"
 #include "tirtune/lower/lower_gpu.h"
 #include "tirtune/support/error.h"
 
@@ -71,6 +72,43 @@ TEST(CudaSource, SharedTilesBarriersAndLocalArraysArePrinted) {
   EXPECT_NE(source.find("__syncthreads();"), std::string::npos) << source;
   // Each thread's own 4 x 4 tile of the accumulator, not the block's 16 x 16.
   EXPECT_NE(source.find("float C_local[16];"), std::string::npos) << source;
+}
+
+// A vectorized loop prints lane by lane; its contiguous accesses that start on a multiple of 4
+// elements move float4s, strided ones stay element by element.
+TEST(CudaSource, VectorStatementsMoveFloat4sWhereAlignedAndLanesElsewhere) {
+  PrimFunc f = gpu_schedules::Elementwise();  // 64 x 32
+  for (bool contiguous : {true, false}) {
+    SCOPED_TRACE(contiguous ? "contiguous" : "strided");
+    Schedule sch(f);
+    std::vector<LoopRV> loops = sch.GetLoops(sch.GetBlock("B"));
+    LoopRV vector;
+    if (contiguous) {
+      std::vector<LoopRV> p = sch.Split(sch.Fuse(loops), {kInfer, F(128), F(4)});
+      sch.Bind(p[0], "blockIdx.x");
+      sch.Bind(p[1], "threadIdx.x");
+      vector = p[2];
+    } else {  // four rows 32 elements apart per thread
+      std::vector<LoopRV> rows = sch.Split(loops[0], {kInfer, F(4)});
+      sch.Reorder({rows[0], loops[1], rows[1]});
+      sch.Bind(rows[0], "blockIdx.x");
+      sch.Bind(loops[1], "threadIdx.x");
+      vector = rows[1];
+    }
+    sch.Vectorize(vector);
+    GpuModule module = LowerGpu(sch.func(), GpuLimits());
+    EXPECT_EQ(testing::CompareWithInterpreter(f, module, 3, 0), "");
+    std::string source = EmitCudaSource(module);
+    bool float4 = source.find("*reinterpret_cast<const float4*>(&A[") != std::string::npos &&
+                  source.find("*reinterpret_cast<float4*>(&B[") != std::string::npos;
+    EXPECT_EQ(float4, contiguous) << source;
+    if (!contiguous) EXPECT_NE(source.find("const float lane_3 = A["), std::string::npos) << source;
+    std::string why;
+    if (CudaCompilerAvailable(&why)) {
+      CudaBinary binary = CompileCuda(module, Target::Parse("cuda -arch=sm_90"));
+      EXPECT_EQ(CheckResourceGates(module, binary, GpuLimits()), std::vector<std::string>{});
+    }
+  }
 }
 
 TEST(CudaCompile, HandWrittenSchedulesCompileToCubinsThatPassTheGates) {

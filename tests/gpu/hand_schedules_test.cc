@@ -40,6 +40,19 @@ TEST(HandSchedules, TiledGemmStridedAndAdjacentTiles) {
   }
 }
 
+TEST(HandSchedules, TiledGemmWithVectorAccesses) {
+  // Adjacent tiles: the fetches into shared memory and the write-back of C move float4s.
+  PrimFunc gemm = MakeWorkload("gemm:64,64,32").func;
+  GemmTiling t{.threads_y = 4, .threads_x = 4, .tile_y = 4, .tile_x = 8, .k_tile = 8,
+               .strided = false, .vector_lanes = 4};
+  Schedule sch = TiledGemmSchedule(gemm, t);
+  ExpectAgreesAndCompiles(gemm, sch, "float C_local[32];");
+  std::string source = EmitCudaSource(LowerGpu(sch.func(), kLimits));
+  EXPECT_NE(source.find("= *reinterpret_cast<const float4*>(&A["), std::string::npos) << source;
+  EXPECT_NE(source.find("= *reinterpret_cast<const float4*>(&B["), std::string::npos) << source;
+  EXPECT_NE(source.find("*reinterpret_cast<float4*>(&C["), std::string::npos) << source;
+}
+
 TEST(HandSchedules, TiledGemmWithTheInitInTheKLoop) {
   PrimFunc gemm = MakeWorkload("gemm:64,64,16").func;
   GemmTiling t{.threads_y = 4, .threads_x = 8, .tile_y = 2, .tile_x = 2, .k_tile = 4,
@@ -52,6 +65,16 @@ TEST(HandSchedules, TiledConv2dWithPadding) {
   ConvTiling t{.h_tile = 2, .w_threads = 4, .w_tile = 2, .co_threads = 8, .co_tile = 4,
                .rc_tile = 4};
   ExpectAgreesAndCompiles(conv, TiledConv2dSchedule(conv, t), "float conv2d_nhwc_local[16];");
+}
+
+TEST(HandSchedules, TiledConv2dWithVectorAccesses) {
+  PrimFunc conv = MakeWorkload("conv2d:1,4,8,8,32,3,1,1").func;
+  ConvTiling t{.h_tile = 2, .w_threads = 4, .w_tile = 2, .co_threads = 8, .co_tile = 4,
+               .rc_tile = 4, .strided = false, .vector_lanes = 4};
+  Schedule sch = TiledConv2dSchedule(conv, t);
+  ExpectAgreesAndCompiles(conv, sch, "float conv2d_nhwc_local[16];");
+  std::string source = EmitCudaSource(LowerGpu(sch.func(), kLimits));
+  EXPECT_NE(source.find("*reinterpret_cast<float4*>(&conv2d_nhwc["), std::string::npos) << source;
 }
 
 TEST(HandSchedules, SoftmaxWithOneBlockPerRow) {

@@ -16,7 +16,10 @@
 //    and `local` buffers it allocates itself with Allocate nodes of constant size, one copy per
 //    thread;
 //  - loops are serial or unrolled (constant extent); vectorized loops became vector statements
-//    as on the CPU (lower.h);
+//    as on the CPU (lower.h); the CUDA code generator prints them lane by lane, moving a
+//    contiguous access of a global or shared buffer whose first element provably lies on a
+//    multiple of 4 (or 2) elements as float4 (float2, int4, ...): every global buffer the host
+//    passes and every shared array starts 16-byte aligned;
 //  - a `sync_threads()` statement (Barrier) separates every write of a shared buffer from a later
 //    read or write of the same buffer by the code that follows it, including across the back
 //    edge of a loop; barriers stand only where every thread of a block reaches them (never under

@@ -66,8 +66,14 @@ class Int32Check : public StmtVisitor {
 
   void VisitExpr(const Expr& e) override {
     if (!fits_) return;
-    if (e.dtype() == DataType::Int(64)) {
-      arith::IntBound b = analyzer_.ConstIntBound(e);
+    Expr checked = e;
+    if (const auto* ramp = e.as<RampNode>()) {  // its last lane
+      checked = MakeBinary(NodeKind::kAdd, ramp->base,
+                           MakeBinary(NodeKind::kMul, ramp->stride,
+                                      IntImm(ramp->stride.dtype(), ramp->lanes - 1)));
+    }
+    if (checked.dtype() == DataType::Int(64)) {
+      arith::IntBound b = analyzer_.ConstIntBound(checked);
       if (!b.has_min() || !b.has_max() || b.min_value < INT32_MIN || b.max_value > INT32_MAX) {
         fits_ = false;
         return;
@@ -125,6 +131,19 @@ std::string CType(DataType t) {
   TT_USER_ERROR("the CUDA code generator does not handle {} yet", t.str());
 }
 
+// The CUDA vector type that moves `n` elements of `t` in one access of at most 16 bytes (float4,
+// int2, double2, ...), or "" when there is none.
+std::string VectorType(DataType t, int n) {
+  std::string base;
+  if (t == DataType::Float(32)) base = "float";
+  if (t == DataType::Int(32)) base = "int";
+  if (t == DataType::UInt(32)) base = "uint";
+  if (n == 2 && t == DataType::Float(64)) return "double2";
+  if (n == 2 && t == DataType::Int(64)) return "longlong2";
+  if (base.empty() || (n != 2 && n != 4)) return "";
+  return base + std::to_string(n);
+}
+
 // Names unique within one kernel, valid in C and clear of CUDA's own.
 class NameTable {
  public:
@@ -142,6 +161,13 @@ class NameTable {
     }
     used_.insert(name);
     return names_[node] = name;
+  }
+  /// A new name for a temporary of the printer's own (no IR node behind it).
+  std::string Fresh(const std::string& hint) {
+    std::string name = hint;
+    for (int k = 1; used_.count(name); ++k) name = fmt::format("{}_{}", hint, k);
+    used_.insert(name);
+    return name;
   }
   const std::string& Get(const Object* node) const {
     auto it = names_.find(node);
@@ -209,6 +235,7 @@ class KernelPrinter : public ExprFunctor<std::string>, public StmtFunctor<void> 
     Line("}");
   }
   void VisitStmt_(const BufferStoreNode* op) override {
+    if (op->value.dtype().is_vector()) return VectorStore(op);
     Line(fmt::format("{}[{}] = {};", names_.Get(op->buffer.get()), Index(op->indices),
                      VisitExpr(op->value)));
   }
@@ -271,6 +298,129 @@ class KernelPrinter : public ExprFunctor<std::string>, public StmtFunctor<void> 
     return VisitExpr(indices[0]);
   }
 
+  // ---- Vector statements ----
+  // A vector store prints as scalar C lane by lane, inside braces: every vector operand is first
+  // read into temporaries (so all lanes are read before any is written, as a vector statement
+  // means), then each lane computed and stored. A contiguous access whose first element provably
+  // lies on a multiple of the chunk moves float4/float2/... chunks in single 16/8-byte accesses
+  // (global buffers and shared arrays start 16-byte aligned; local arrays are read and written
+  // element by element, which keeps them in registers).
+  void VectorStore(const BufferStoreNode* op) {
+    int lanes = op->value.dtype().lanes();
+    Line("{");
+    ++indent_;
+    std::vector<std::string> values = Lanes(op->value, lanes);
+    const std::string& buf = names_.Get(op->buffer.get());
+    DataType elem = op->value.dtype().element_of();
+    const auto* ramp = op->indices.size() == 1 ? op->indices[0].as<RampNode>() : nullptr;
+    if (int n = ramp ? ChunkLanes(op->buffer, *ramp) : 0) {
+      std::string base = Hoist(IndexType(), VisitExpr(ramp->base), "base");
+      std::string vt = VectorType(elem, n);
+      for (int c = 0; c < lanes; c += n) {
+        std::vector<std::string> chunk(values.begin() + c, values.begin() + c + n);
+        Line(fmt::format("*reinterpret_cast<{}*>(&{}[{} + {}]) = make_{}({});", vt, buf, base, c,
+                         vt, fmt::join(chunk, ", ")));
+      }
+    } else {
+      std::vector<std::string> index = Lanes(op->indices.at(0), lanes);
+      for (int i = 0; i < lanes; ++i) Line(fmt::format("{}[{}] = {};", buf, index[i], values[i]));
+    }
+    --indent_;
+    Line("}");
+  }
+
+  // Elements per single access for a contiguous (stride 1) ramp into `buffer` (not a local
+  // array): 4 or 2 when a CUDA vector type of that many elements exists, divides the lanes and
+  // the first index is provably a multiple of it; 0 otherwise.
+  int ChunkLanes(const Buffer& buffer, const RampNode& ramp) {
+    // A local array stays in registers only while every access names one element.
+    if (buffer->scope == StorageScope::kLocal || !IsConstInt(ramp.stride, 1)) return 0;
+    DataType elem = buffer->dtype;
+    for (int n : {4, 2}) {
+      if (VectorType(elem, n).empty() || ramp.lanes % n != 0) continue;
+      Expr rem = arith::Analyzer().Simplify(
+          MakeBinary(NodeKind::kFloorMod, ramp.base, IntImm(ramp.base.dtype(), n)));
+      if (IsConstInt(rem, 0)) return n;
+    }
+    return 0;
+  }
+
+  std::string Hoist(const std::string& type, const std::string& value, const std::string& hint) {
+    std::string name = names_.Fresh(hint);
+    Line(fmt::format("const {} {} = {};", type, name, value));
+    return name;
+  }
+
+  // The C text of each lane of `e` (a vector of `lanes` lanes, or a scalar standing for all of
+  // them), its loads read into temporaries first.
+  std::vector<std::string> Lanes(const Expr& e, int lanes) {
+    if (e.dtype().is_scalar()) {
+      std::string v = VisitExpr(e);
+      if (!e.as<IntImmNode>() && !e.as<FloatImmNode>() && !e.as<VarNode>()) {
+        v = Hoist(ValueType(e.dtype()), v, "s");
+      }
+      return std::vector<std::string>(lanes, v);
+    }
+    TT_ICHECK(e.dtype().lanes() == lanes, "a vector of {} lanes in a statement of {}",
+              e.dtype().lanes(), lanes);
+    std::vector<std::string> out;
+    if (const auto* ramp = e.as<RampNode>()) {
+      std::vector<std::string> base = Lanes(ramp->base, lanes);
+      std::vector<std::string> stride = Lanes(ramp->stride, lanes);
+      for (int i = 0; i < lanes; ++i) {
+        out.push_back(i == 0 ? base[0] : fmt::format("({} + {} * {})", base[i], i, stride[i]));
+      }
+    } else if (const auto* b = e.as<BroadcastNode>()) {
+      out = Lanes(b->value, lanes);
+    } else if (const auto* load = e.as<BufferLoadNode>()) {
+      out = LoadLanes(load, lanes);
+    } else if (const auto* bin = e.as<BinaryNode>()) {
+      std::vector<std::string> a = Lanes(bin->a, lanes), bv = Lanes(bin->b, lanes);
+      for (int i = 0; i < lanes; ++i) out.push_back(BinaryText(bin->kind(), bin->dtype, a[i], bv[i]));
+    } else if (const auto* n = e.as<NotNode>()) {
+      for (const std::string& a : Lanes(n->a, lanes)) out.push_back("(!" + a + ")");
+    } else if (const auto* sel = e.as<SelectNode>()) {
+      std::vector<std::string> c = Lanes(sel->cond, lanes), t = Lanes(sel->t, lanes),
+                               f = Lanes(sel->f, lanes);
+      for (int i = 0; i < lanes; ++i) out.push_back(fmt::format("({} ? {} : {})", c[i], t[i], f[i]));
+    } else if (const auto* cast = e.as<CastNode>()) {
+      for (const std::string& v : Lanes(cast->value, lanes)) out.push_back(CastText(cast->dtype, v));
+    } else if (const auto* call = e.as<CallNode>()) {
+      std::vector<std::vector<std::string>> args;
+      for (const Expr& a : call->args) args.push_back(Lanes(a, lanes));
+      for (int i = 0; i < lanes; ++i) {
+        std::vector<std::string> lane;
+        for (const auto& a : args) lane.push_back(a[i]);
+        out.push_back(CallText(call->op, call->dtype, lane));
+      }
+    } else {
+      TT_USER_ERROR("the CUDA code generator prints no vector {} yet", e.dtype().str());
+    }
+    return out;
+  }
+
+  std::vector<std::string> LoadLanes(const BufferLoadNode* op, int lanes) {
+    const std::string& buf = names_.Get(op->buffer.get());
+    DataType elem = op->dtype.element_of();
+    std::string type = CType(elem);
+    std::vector<std::string> out;
+    const auto* ramp = op->indices.size() == 1 ? op->indices[0].as<RampNode>() : nullptr;
+    if (int n = ramp ? ChunkLanes(op->buffer, *ramp) : 0) {
+      std::string base = Hoist(IndexType(), VisitExpr(ramp->base), "base");
+      std::string vt = VectorType(elem, n);
+      for (int c = 0; c < lanes; c += n) {
+        std::string v = Hoist(vt, fmt::format("*reinterpret_cast<const {}*>(&{}[{} + {}])", vt,
+                                              buf, base, c),
+                              "vec");
+        for (int i = 0; i < n; ++i) out.push_back(v + "." + "xyzw"[i]);
+      }
+      return out;
+    }
+    std::vector<std::string> index = Lanes(op->indices.at(0), lanes);
+    for (int i = 0; i < lanes; ++i) out.push_back(Hoist(type, fmt::format("{}[{}]", buf, index[i]), "lane"));
+    return out;
+  }
+
   // ---- Expressions ----
   std::string VisitExpr_(const IntImmNode* op) override {
     if (op->dtype.is_bool()) return op->value ? "true" : "false";
@@ -296,52 +446,56 @@ class KernelPrinter : public ExprFunctor<std::string>, public StmtFunctor<void> 
     TT_USER_ERROR("the CUDA code generator cannot print a string value");
   }
   std::string VisitExpr_(const VarNode* op) override { return names_.Get(op); }
-  std::string Binary(const char* op, const Expr& a, const Expr& b) {
-    return fmt::format("({} {} {})", VisitExpr(a), op, VisitExpr(b));
-  }
-  std::string VisitExpr_(const AddNode* op) override { return Binary("+", op->a, op->b); }
-  std::string VisitExpr_(const SubNode* op) override { return Binary("-", op->a, op->b); }
-  std::string VisitExpr_(const MulNode* op) override { return Binary("*", op->a, op->b); }
-  std::string VisitExpr_(const DivNode* op) override { return Binary("/", op->a, op->b); }
-  std::string VisitExpr_(const FloorDivNode* op) override {
-    if (op->dtype.is_float()) return fmt::format("floor({})", Binary("/", op->a, op->b));
-    return fmt::format("tt_floordiv({}, {})", VisitExpr(op->a), VisitExpr(op->b));
-  }
-  std::string VisitExpr_(const FloorModNode* op) override {
-    if (op->dtype.is_float()) {
-      std::string a = VisitExpr(op->a), b = VisitExpr(op->b);
-      return fmt::format("({} - floor({} / {}) * {})", a, a, b, b);
+
+  // The C text of each operation from its operands' texts; the scalar visitors and the lanes of a
+  // vector statement share them.
+  static std::string BinaryText(NodeKind k, DataType t, const std::string& a,
+                                const std::string& b) {
+    auto infix = [&](const char* op) { return fmt::format("({} {} {})", a, op, b); };
+    switch (k) {
+      case NodeKind::kAdd:
+        return infix("+");
+      case NodeKind::kSub:
+        return infix("-");
+      case NodeKind::kMul:
+        return infix("*");
+      case NodeKind::kDiv:
+        return infix("/");
+      case NodeKind::kFloorDiv:
+        return t.is_float() ? fmt::format("floor({})", infix("/"))
+                            : fmt::format("tt_floordiv({}, {})", a, b);
+      case NodeKind::kFloorMod:
+        return t.is_float() ? fmt::format("({} - floor({} / {}) * {})", a, a, b, b)
+                            : fmt::format("tt_floormod({}, {})", a, b);
+      case NodeKind::kMin:
+        return fmt::format("min({}, {})", a, b);
+      case NodeKind::kMax:
+        return fmt::format("max({}, {})", a, b);
+      case NodeKind::kEQ:
+        return infix("==");
+      case NodeKind::kNE:
+        return infix("!=");
+      case NodeKind::kLT:
+        return infix("<");
+      case NodeKind::kLE:
+        return infix("<=");
+      case NodeKind::kGT:
+        return infix(">");
+      case NodeKind::kGE:
+        return infix(">=");
+      case NodeKind::kAnd:
+        return infix("&&");
+      case NodeKind::kOr:
+        return infix("||");
+      default:
+        TT_UNREACHABLE("not a binary kind");
     }
-    return fmt::format("tt_floormod({}, {})", VisitExpr(op->a), VisitExpr(op->b));
   }
-  std::string VisitExpr_(const MinNode* op) override {
-    return fmt::format("min({}, {})", VisitExpr(op->a), VisitExpr(op->b));
-  }
-  std::string VisitExpr_(const MaxNode* op) override {
-    return fmt::format("max({}, {})", VisitExpr(op->a), VisitExpr(op->b));
-  }
-  std::string VisitExpr_(const EQNode* op) override { return Binary("==", op->a, op->b); }
-  std::string VisitExpr_(const NENode* op) override { return Binary("!=", op->a, op->b); }
-  std::string VisitExpr_(const LTNode* op) override { return Binary("<", op->a, op->b); }
-  std::string VisitExpr_(const LENode* op) override { return Binary("<=", op->a, op->b); }
-  std::string VisitExpr_(const GTNode* op) override { return Binary(">", op->a, op->b); }
-  std::string VisitExpr_(const GENode* op) override { return Binary(">=", op->a, op->b); }
-  std::string VisitExpr_(const AndNode* op) override { return Binary("&&", op->a, op->b); }
-  std::string VisitExpr_(const OrNode* op) override { return Binary("||", op->a, op->b); }
-  std::string VisitExpr_(const NotNode* op) override { return "(!" + VisitExpr(op->a) + ")"; }
-  std::string VisitExpr_(const SelectNode* op) override {
-    return fmt::format("({} ? {} : {})", VisitExpr(op->cond), VisitExpr(op->t), VisitExpr(op->f));
-  }
-  std::string VisitExpr_(const CastNode* op) override {
-    return fmt::format("(({})({}))", ValueType(op->dtype), VisitExpr(op->value));
-  }
-  std::string VisitExpr_(const CallNode* op) override {
-    bool single = op->dtype == DataType::Float(32);
-    CType(op->dtype);
-    std::vector<std::string> args;
-    for (const Expr& a : op->args) args.push_back(VisitExpr(a));
+  static std::string CallText(Intrinsic op, DataType t, const std::vector<std::string>& args) {
+    bool single = t.element_of() == DataType::Float(32);
+    CType(t.element_of());
     std::string f = single ? "f" : "";
-    switch (op->op) {
+    switch (op) {
       case Intrinsic::kSigmoid:
         return fmt::format("(1{} / (1{} + exp{}(-{})))", single ? ".0f" : ".0",
                            single ? ".0f" : ".0", f, args[0]);
@@ -350,8 +504,43 @@ class KernelPrinter : public ExprFunctor<std::string>, public StmtFunctor<void> 
       case Intrinsic::kFabs:
         return fmt::format("fabs{}({})", f, args[0]);
       default:
-        return fmt::format("{}{}({})", IntrinsicName(op->op), f, fmt::join(args, ", "));
+        return fmt::format("{}{}({})", IntrinsicName(op), f, fmt::join(args, ", "));
     }
+  }
+  std::string CastText(DataType t, const std::string& value) const {
+    return fmt::format("(({})({}))", ValueType(t.element_of()), value);
+  }
+
+  std::string Binary(const BinaryNode* op) {
+    return BinaryText(op->kind(), op->dtype, VisitExpr(op->a), VisitExpr(op->b));
+  }
+  std::string VisitExpr_(const AddNode* op) override { return Binary(op); }
+  std::string VisitExpr_(const SubNode* op) override { return Binary(op); }
+  std::string VisitExpr_(const MulNode* op) override { return Binary(op); }
+  std::string VisitExpr_(const DivNode* op) override { return Binary(op); }
+  std::string VisitExpr_(const FloorDivNode* op) override { return Binary(op); }
+  std::string VisitExpr_(const FloorModNode* op) override { return Binary(op); }
+  std::string VisitExpr_(const MinNode* op) override { return Binary(op); }
+  std::string VisitExpr_(const MaxNode* op) override { return Binary(op); }
+  std::string VisitExpr_(const EQNode* op) override { return Binary(op); }
+  std::string VisitExpr_(const NENode* op) override { return Binary(op); }
+  std::string VisitExpr_(const LTNode* op) override { return Binary(op); }
+  std::string VisitExpr_(const LENode* op) override { return Binary(op); }
+  std::string VisitExpr_(const GTNode* op) override { return Binary(op); }
+  std::string VisitExpr_(const GENode* op) override { return Binary(op); }
+  std::string VisitExpr_(const AndNode* op) override { return Binary(op); }
+  std::string VisitExpr_(const OrNode* op) override { return Binary(op); }
+  std::string VisitExpr_(const NotNode* op) override { return "(!" + VisitExpr(op->a) + ")"; }
+  std::string VisitExpr_(const SelectNode* op) override {
+    return fmt::format("({} ? {} : {})", VisitExpr(op->cond), VisitExpr(op->t), VisitExpr(op->f));
+  }
+  std::string VisitExpr_(const CastNode* op) override {
+    return CastText(op->dtype, VisitExpr(op->value));
+  }
+  std::string VisitExpr_(const CallNode* op) override {
+    std::vector<std::string> args;
+    for (const Expr& a : op->args) args.push_back(VisitExpr(a));
+    return CallText(op->op, op->dtype, args);
   }
   std::string VisitExpr_(const BufferLoadNode* op) override {
     return fmt::format("{}[{}]", names_.Get(op->buffer.get()), Index(op->indices));
