@@ -236,4 +236,24 @@ Schedule SoftmaxSchedule(const PrimFunc& softmax, int64_t threads) {
   return sch;
 }
 
+Schedule SoftmaxCrossThreadSchedule(const PrimFunc& softmax, int64_t threads) {
+  Schedule sch(softmax);
+  BlockRV norm = sch.GetBlock("T_softmax_norm");
+  sch.ComputeInline(sch.GetBlock("T_softmax_exp"));
+  std::vector<LoopRV> rows = sch.GetLoops(norm);  // i, k
+  std::vector<LoopRV> cols = sch.Split(rows[1], {std::monostate{}, SplitFactor(threads)});
+  sch.Bind(rows[0], "blockIdx.x");
+  sch.Bind(cols[1], "threadIdx.x");
+  for (const char* name : {"T_softmax_expsum", "T_softmax_maxelem"}) {
+    BlockRV reduction = sch.GetBlock(name);
+    sch.SetScope(reduction, 0, StorageScope::kLocal);
+    sch.ComputeAt(reduction, rows[0]);
+    LoopRV k = sch.GetLoops(reduction).back();
+    std::vector<LoopRV> ks = sch.Split(k, {std::monostate{}, SplitFactor(threads)});
+    sch.Reorder({ks[1], ks[0]});
+    sch.Bind(ks[1], "threadIdx.x");
+  }
+  return sch;
+}
+
 }  // namespace tirtune::gpu_bundle

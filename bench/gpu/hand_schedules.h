@@ -64,4 +64,11 @@ Schedule TiledConv2dSchedule(const PrimFunc& conv, const ConvTiling& tiling);
 /// own register copy of the result; the normalized row written by all threads.
 Schedule SoftmaxSchedule(const PrimFunc& softmax, int64_t threads);
 
+/// Softmax of a "softmax:M,N" function, one block of `threads` threads per row, the row's maximum
+/// and sum each a cross-thread reduction (each thread reduces its strided share, then the
+/// threads combine theirs: warp shuffles when `threads` is a power of two, shared memory
+/// otherwise), every thread keeping its own copy of the result; the normalized row written by
+/// all threads.
+Schedule SoftmaxCrossThreadSchedule(const PrimFunc& softmax, int64_t threads);
+
 }  // namespace tirtune::gpu_bundle

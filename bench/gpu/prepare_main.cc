@@ -336,6 +336,12 @@ int Main(int argc, char** argv) {
   };
   prep.Add(spec("softmax_small_rows16", "softmax:8,64", "one block of 16 threads per row",
                 [](const PrimFunc& f) { return SoftmaxSchedule(f, 16); }));
+  for (int64_t threads : {16, 64, 24}) {
+    prep.Add(spec(fmt::format("softmax_small_cross{}", threads),
+                  fmt::format("softmax:8,{}", threads * 4),
+                  fmt::format("one block of {} threads per row, cross-thread reductions", threads),
+                  [threads](const PrimFunc& f) { return SoftmaxCrossThreadSchedule(f, threads); }));
+  }
   for (size_t t = 0; t < conv_tilings.size(); ++t) {
     prep.Add(spec(fmt::format("conv2d_small_tiled{}", t), "conv2d:1,8,16,16,64,3,1,1",
                   conv_tilings[t].Describe(), conv(conv_tilings[t])));
@@ -368,6 +374,18 @@ int Main(int argc, char** argv) {
                                 "memory (rfactor)",
                                 threads),
                     [threads](const PrimFunc& f) { return SoftmaxSchedule(f, threads); });
+      c.reference = Reference::kNone;
+      c.same_as = "softmax_large_plain";
+      c.time = true;
+      c.atol = 1e-5;
+      prep.Add(c);
+    }
+    for (int64_t threads : {32, 64, 128, 256, 512}) {
+      Case c = spec(fmt::format("softmax_large_cross{}", threads), "softmax:4096,1024",
+                    fmt::format("one block of {} threads per row, cross-thread reductions "
+                                "(warp shuffles)",
+                                threads),
+                    [threads](const PrimFunc& f) { return SoftmaxCrossThreadSchedule(f, threads); });
       c.reference = Reference::kNone;
       c.same_as = "softmax_large_plain";
       c.time = true;

@@ -121,6 +121,9 @@ llvm::Value* CodeGenLLVM::FastExp(llvm::Value* x) {
 
 llvm::Value* CodeGenLLVM::EmitIntrinsic(const CallNode* op, const std::vector<llvm::Value*>& args) {
   llvm::IRBuilder<>& ir = *builder_;
+  if (op->op == Intrinsic::kWarpShuffleXor) {
+    TT_USER_ERROR("warp_shuffle_xor exists only in GPU kernels, not in CPU code");
+  }
   for (const Expr& a : op->args) {
     if (!a.dtype().is_float()) {
       TT_USER_ERROR("intrinsic {} takes float arguments, got {}", IntrinsicName(op->op),
@@ -170,6 +173,8 @@ llvm::Value* CodeGenLLVM::EmitIntrinsic(const CallNode* op, const std::vector<ll
       return CallUnaryIntrinsic(llvm::Intrinsic::cos, x);
     case Intrinsic::kFma:
       return ir.CreateIntrinsic(llvm::Intrinsic::fma, {x->getType()}, {x, args[1], args[2]});
+    case Intrinsic::kWarpShuffleXor:
+      break;
   }
   TT_UNREACHABLE("unknown intrinsic {}", static_cast<int>(op->op));
 }

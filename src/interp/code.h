@@ -40,6 +40,10 @@ class BarrierHandler {
   /// `barrier` numbers the barrier arrived at in the order the program was translated, so that
   /// the programs of different threads name the same barrier by the same number.
   virtual void Arrive(int barrier, Machine& m) = 0;
+  /// warp_shuffle_xor number `shuffle` (numbered like barriers): suspends the thread until every
+  /// thread of its warp has reached the same shuffle, then returns the `value` of the thread whose
+  /// lane is this one's lane xor `lane_mask`.
+  virtual Scalar Shuffle(int shuffle, Scalar value, int64_t lane_mask, Machine& m) = 0;
 };
 
 /// Watches the accesses of one buffer (the GPU executor's race detection on shared memory).
@@ -126,6 +130,9 @@ ExprCodePtr MakeSelectCode(const ExprCode* cond, const ExprCode* t, const ExprCo
 ExprCodePtr MakeCastCode(DataType to, const ExprCode* value, ScalarArena* arena);
 ExprCodePtr MakeCallCode(Intrinsic op, DataType dtype, std::vector<const ExprCode*> args,
                          ScalarArena* arena);
+/// warp_shuffle_xor(value, lane_mask) number `id`: the machine's barrier handler exchanges the
+/// value within the warp; InterpError without one.
+ExprCodePtr MakeShuffleCode(int id, const ExprCode* value, int64_t lane_mask, ScalarArena* arena);
 ExprCodePtr MakeRampCode(const ExprCode* base, const ExprCode* stride, int lanes,
                          ScalarArena* arena);
 ExprCodePtr MakeBroadcastCode(const ExprCode* value, int lanes, ScalarArena* arena);

@@ -128,6 +128,8 @@ double ApplyIntrinsic(Intrinsic op, const double* x) {
       return std::cos(x[0]);
     case Intrinsic::kFma:
       return std::fma(x[0], x[1], x[2]);
+    case Intrinsic::kWarpShuffleXor:  // a ShuffleCode of its own
+      break;
   }
   return 0;
 }
@@ -155,6 +157,25 @@ class CallCode final : public ExprCode {
   Intrinsic op_;
   std::vector<const ExprCode*> args_;
   bool round_;
+};
+
+class ShuffleCode final : public ExprCode {
+ public:
+  ShuffleCode(int id, const ExprCode* value, int64_t lane_mask, Scalar* result)
+      : ExprCode(value->dtype, result), id_(id), value_(value), lane_mask_(lane_mask) {}
+  void Eval(Machine& m) const override {
+    value_->Eval(m);
+    if (m.barrier == nullptr) {
+      throw InterpError(
+          "warp_shuffle_xor outside a GPU kernel: a lowered GPU module runs in the GPU executor");
+    }
+    result[0] = m.barrier->Shuffle(id_, value_->result[0], lane_mask_, m);
+  }
+
+ private:
+  int id_;
+  const ExprCode* value_;
+  int64_t lane_mask_;
 };
 
 class RampCode final : public ExprCode {
@@ -234,6 +255,11 @@ ExprCodePtr MakeCastCode(DataType to, const ExprCode* value, ScalarArena* arena)
 ExprCodePtr MakeCallCode(Intrinsic op, DataType dtype, std::vector<const ExprCode*> args,
                          ScalarArena* arena) {
   return std::make_unique<CallCode>(op, dtype, std::move(args), arena->Allocate(dtype.lanes()));
+}
+
+ExprCodePtr MakeShuffleCode(int id, const ExprCode* value, int64_t lane_mask,
+                            ScalarArena* arena) {
+  return std::make_unique<ShuffleCode>(id, value, lane_mask, arena->Allocate(1));
 }
 
 ExprCodePtr MakeRampCode(const ExprCode* base, const ExprCode* stride, int lanes,

@@ -55,10 +55,15 @@ struct GpuThread final : interp::BarrierHandler {
   ucontext_t context;
   BlockScheduler* scheduler = nullptr;
   int waiting_at = -1;  // the number of the barrier it stands at
+  int shuffle_at = -1;  // the number of the warp shuffle it stands at
+  interp::Scalar shuffle_value{}, shuffle_result{};
+  int64_t shuffle_mask = 0;
   bool done = false;
   std::exception_ptr error;
 
   void Arrive(int barrier, Machine& m) override;
+  interp::Scalar Shuffle(int shuffle, interp::Scalar value, int64_t lane_mask,
+                         Machine& m) override;
 };
 
 // Runs the blocks of one kernel.
@@ -125,6 +130,7 @@ class BlockScheduler {
       interp::BindArguments(func_, *thread.program, args, thread.machine);
       thread.done = false;
       thread.waiting_at = -1;
+      thread.shuffle_at = -1;
       thread.error = nullptr;
       getcontext(&thread.context);
       thread.context.uc_stack.ss_sp = thread.stack.get();
@@ -133,18 +139,76 @@ class BlockScheduler {
       makecontext(&thread.context, &BlockScheduler::FiberMain, 0);
     }
     // Step 2. Phases: every thread runs to its next barrier (or its end); then they must agree.
+    // Within a phase, threads stopped at a warp shuffle exchange their values warp by warp and
+    // go on (a shuffle orders nothing in shared memory: the phase stays the same).
     while (true) {
       ++clock_.phase;
-      for (size_t t = 0; t < threads_.size(); ++t) {
-        GpuThread& thread = *threads_[t];
-        if (thread.done) continue;
-        clock_.thread = static_cast<int32_t>(t);
-        starting_ = &thread;
-        swapcontext(&scheduler_context_, &thread.context);
-        if (thread.error) Rethrow(thread.error, static_cast<int32_t>(t));
-      }
+      std::vector<bool> run(threads_.size());
+      for (size_t t = 0; t < threads_.size(); ++t) run[t] = !threads_[t]->done;
+      do {
+        for (size_t t = 0; t < threads_.size(); ++t) {
+          if (!run[t]) continue;
+          GpuThread& thread = *threads_[t];
+          clock_.thread = static_cast<int32_t>(t);
+          starting_ = &thread;
+          swapcontext(&scheduler_context_, &thread.context);
+          if (thread.error) Rethrow(thread.error, static_cast<int32_t>(t));
+        }
+      } while (ExchangeShuffles(&run));
       if (CheckBarrierAgreement()) return;
     }
+  }
+
+  // Every warp whose threads stopped at a warp shuffle: checks that all of its threads stand at
+  // the same one, hands each the value of its partner lane and marks it to run on (`run`).
+  // Returns whether any thread was at a shuffle.
+  bool ExchangeShuffles(std::vector<bool>* run) {
+    constexpr size_t kWarp = 32;
+    bool any = false;
+    for (size_t w = 0; w < threads_.size(); w += kWarp) {
+      size_t lanes = std::min(kWarp, threads_.size() - w);
+      const GpuThread& first = *threads_[w];
+      bool at_shuffle = false;
+      for (size_t l = 0; l < lanes; ++l) at_shuffle |= threads_[w + l]->shuffle_at >= 0;
+      if (!at_shuffle) continue;
+      any = true;
+      for (size_t l = 0; l < lanes; ++l) {
+        const GpuThread& other = *threads_[w + l];
+        if (other.shuffle_at == first.shuffle_at && first.shuffle_at >= 0) continue;
+        auto where = [](const GpuThread& th) {
+          return th.shuffle_at >= 0 ? std::string("waits at a warp shuffle")
+                 : th.done          ? std::string("finished the kernel")
+                                    : std::string("waits at a sync_threads()");
+        };
+        throw GpuRaceError(fmt::format(
+            "warp divergence in {}: {} {}, but {} {}{}; every thread of a warp must reach the "
+            "same warp_shuffle_xor",
+            clock_.block_text, ThreadText(static_cast<int32_t>(w)), where(first),
+            ThreadText(static_cast<int32_t>(w + l)), where(other),
+            first.shuffle_at >= 0 && other.shuffle_at >= 0 ? " (a different one)" : ""));
+      }
+      for (size_t l = 0; l < lanes; ++l) {
+        GpuThread& thread = *threads_[w + l];
+        size_t partner = l ^ static_cast<size_t>(thread.shuffle_mask);
+        if (thread.shuffle_mask < 0 || partner >= lanes) {
+          throw GpuRaceError(fmt::format(
+              "warp shuffle in {}: {} reads lane {} (its lane {} xor {}), which its warp of {} "
+              "threads does not have",
+              clock_.block_text, ThreadText(static_cast<int32_t>(w + l)), partner, l,
+              thread.shuffle_mask, lanes));
+        }
+        thread.shuffle_result = threads_[w + partner]->shuffle_value;
+      }
+      for (size_t l = 0; l < lanes; ++l) threads_[w + l]->shuffle_at = -1;
+    }
+    for (size_t t = 0; t < threads_.size(); ++t) (*run)[t] = false;
+    if (!any) return false;
+    // Those just released run on; a thread at a barrier waits for the next phase.
+    for (size_t t = 0; t < threads_.size(); ++t) {
+      const GpuThread& thread = *threads_[t];
+      (*run)[t] = !thread.done && thread.waiting_at < 0;
+    }
+    return true;
   }
 
   // True when every thread has finished; throws when some wait at a barrier that others skip.
@@ -216,6 +280,16 @@ thread_local BlockScheduler* BlockScheduler::current_ = nullptr;
 void GpuThread::Arrive(int barrier, Machine& /*m*/) {
   waiting_at = barrier;
   swapcontext(&context, scheduler->scheduler_context());
+  waiting_at = -1;
+}
+
+interp::Scalar GpuThread::Shuffle(int shuffle, interp::Scalar value, int64_t lane_mask,
+                                  Machine& /*m*/) {
+  shuffle_at = shuffle;
+  shuffle_value = value;
+  shuffle_mask = lane_mask;
+  swapcontext(&context, scheduler->scheduler_context());
+  return shuffle_result;
 }
 
 }  // namespace

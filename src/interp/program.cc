@@ -233,6 +233,10 @@ class Compiler : public ExprFunctor<const ExprCode*>, public StmtFunctor<const S
   }
 
   const ExprCode* VisitExpr_(const CallNode* op) override {
+    if (op->op == Intrinsic::kWarpShuffleXor) {
+      return Keep(MakeShuffleCode(shuffles_++, VisitExpr(op->args[0]),
+                                  *AsConstInt(op->args[1]), arena()));
+    }
     return Keep(MakeCallCode(op->op, op->dtype, VisitExprs(op->args), arena()));
   }
 
@@ -375,6 +379,7 @@ class Compiler : public ExprFunctor<const ExprCode*>, public StmtFunctor<const S
   std::unordered_map<const VarNode*, Scalar*> vars_;
   std::vector<Scalar*> shadowed_vars_;  // per live definition: the outer slot, or null
   int barriers_ = 0;                    // barriers translated so far: the next one's number
+  int shuffles_ = 0;                    // and warp shuffles
   std::unordered_map<const BufferNode*, BufferSlot*> buffers_;
 };
 

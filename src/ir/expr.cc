@@ -19,7 +19,7 @@ struct IntrinsicInfo {
   const char* name;
   int arity;
 };
-constexpr std::array<IntrinsicInfo, 18> kIntrinsics = {{
+constexpr std::array<IntrinsicInfo, 19> kIntrinsics = {{
     {"exp", 1},
     {"exp2", 1},
     {"log", 1},
@@ -38,14 +38,16 @@ constexpr std::array<IntrinsicInfo, 18> kIntrinsics = {{
     {"sin", 1},
     {"cos", 1},
     {"fma", 3},
+    {"warp_shuffle_xor", 2},
 }};
-static_assert(kIntrinsics.size() == static_cast<size_t>(Intrinsic::kFma) + 1);
+static_assert(kIntrinsics.size() == static_cast<size_t>(Intrinsic::kWarpShuffleXor) + 1);
 }  // namespace
 
 const char* IntrinsicName(Intrinsic op) { return kIntrinsics[static_cast<size_t>(op)].name; }
 int IntrinsicArity(Intrinsic op) { return kIntrinsics[static_cast<size_t>(op)].arity; }
 bool IntrinsicFromName(const std::string& name, Intrinsic* out) {
-  for (size_t i = 0; i < kIntrinsics.size(); ++i) {
+  // warp_shuffle_xor is made by GPU lowering only, never written.
+  for (size_t i = 0; i < static_cast<size_t>(Intrinsic::kWarpShuffleXor); ++i) {
     if (name == kIntrinsics[i].name) {
       *out = static_cast<Intrinsic>(i);
       return true;
@@ -124,6 +126,12 @@ Expr MakeCall(Intrinsic op, std::vector<Expr> args) {
   TT_ICHECK(static_cast<int>(args.size()) == IntrinsicArity(op), "{} takes {} arguments, got {}",
             IntrinsicName(op), IntrinsicArity(op), args.size());
   DataType t = args[0].dtype();
+  if (op == Intrinsic::kWarpShuffleXor) {
+    TT_ICHECK(t.is_scalar() && (t.is_float() || t.is_int()) && t.bits() <= 64 &&
+                  args[1].as<IntImmNode>() != nullptr,
+              "warp_shuffle_xor({}, {})", t.str(), args[1].dtype().str());
+    return Expr(ObjectPtr<const ExprNode>(MakeObject<CallNode>(t, op, std::move(args))));
+  }
   for (const Expr& a : args) {
     TT_ICHECK(a.dtype() == t, "{} arguments of different types", IntrinsicName(op));
   }

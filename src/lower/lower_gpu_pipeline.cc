@@ -11,9 +11,11 @@
 namespace tirtune {
 
 GpuModule LowerGpu(const PrimFunc& func, const GpuLimits& limits, const LowerOptions& options) {
+  // Reductions across threads first, while the blocks still say what they reduce.
+  PrimFunc f = LowerCrossThreadReduction(func);
   // Block form to loop form, as for the CPU: inits, blocks to loops, compaction, flattening.
-  StorageAlignRequests align = CollectStorageAlign(func);
-  PrimFunc f = LowerInitBlocks(func);
+  StorageAlignRequests align = CollectStorageAlign(f);
+  f = LowerInitBlocks(f);
   f = ConvertBlocksToLoops(f);
   f = CompactBufferAllocations(f, align, AllocationPlacement::kGpu);
   f = FlattenBuffers(f);

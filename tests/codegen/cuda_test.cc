@@ -111,6 +111,23 @@ TEST(CudaSource, VectorStatementsMoveFloat4sWhereAlignedAndLanesElsewhere) {
   }
 }
 
+// A reduction over 16 threads of a 16-thread block: warp shuffles among the 16 lanes that exist.
+TEST(CudaSource, CrossThreadReductionsShuffleAmongTheLanesThatExist) {
+  Schedule sch(gpu_schedules::RowSum());
+  std::vector<LoopRV> loops = sch.GetLoops(sch.GetBlock("B"));
+  sch.Bind(loops[0], "blockIdx.x");
+  std::vector<LoopRV> k = sch.Split(loops[1], {kInfer, F(16)});
+  sch.Reorder({k[1], k[0]});
+  sch.Bind(k[1], "threadIdx.x");
+  GpuModule module = LowerGpu(sch.func(), GpuLimits());
+  std::string source = EmitCudaSource(module);
+  EXPECT_NE(source.find("__shfl_xor_sync(0xffffu, "), std::string::npos) << source;
+  std::string why;
+  if (!CudaCompilerAvailable(&why)) GTEST_SKIP() << why;
+  CudaBinary binary = CompileCuda(module, Target::Parse("cuda -arch=sm_90"));
+  EXPECT_EQ(CheckResourceGates(module, binary, GpuLimits()), std::vector<std::string>{});
+}
+
 TEST(CudaCompile, HandWrittenSchedulesCompileToCubinsThatPassTheGates) {
   SKIP_WITHOUT_NVRTC();
   Target sm90 = Target::Parse("cuda -arch=sm_90");

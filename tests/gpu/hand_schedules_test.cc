@@ -4,6 +4,7 @@
 // in local memory: what made the tiled GEMM fast on the GPU).
 #include "hand_schedules.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "../lower/gpu_check.h"
@@ -89,6 +90,21 @@ TEST(HandSchedules, SoftmaxWithOneBlockPerRow) {
     ++barriers;
   }
   EXPECT_EQ(barriers, 2u) << text;
+}
+
+// Cross-thread reductions: warp shuffles alone (16 threads), shuffles then one shared slot per
+// warp (64), shared memory alone (24: not a power of two).
+TEST(HandSchedules, SoftmaxWithCrossThreadReductions) {
+  for (int64_t threads : {16, 64, 24}) {
+    SCOPED_TRACE(threads);
+    PrimFunc softmax = MakeWorkload(fmt::format("softmax:4,{}", threads * 3)).func;
+    Schedule sch = SoftmaxCrossThreadSchedule(softmax, threads);
+    ExpectAgreesAndCompiles(softmax, sch, "");
+    std::string text = PrintGpuModule(LowerGpu(sch.func(), kLimits));
+    bool shuffles = text.find("warp_shuffle_xor") != std::string::npos;
+    EXPECT_EQ(shuffles, threads != 24) << text;
+    EXPECT_EQ(text.find("shared") != std::string::npos, threads != 16) << text;
+  }
 }
 
 TEST(HandSchedules, PlainScheduleOfEveryWorkload) {

@@ -140,6 +140,80 @@ TEST(LowerGpu, StagesBoundApartBecomeKernelsWithAGlobalIntermediate) {
   EXPECT_EQ(CompareWithInterpreter(f, module), "");
 }
 
+// ---- Cross-thread reductions (LowerCrossThreadReduction). ----
+
+// RowSum (64 x 48) with each row's k split into `outer` x threads, the thread loop bound to
+// threadIdx.x; the serial part inside each thread (`serial_inside`) or around the threads.
+Schedule CrossThreadRowSum(int64_t threads, bool serial_inside) {
+  Schedule sch(RowSum());
+  BlockRV b = sch.GetBlock("B");
+  std::vector<LoopRV> loops = sch.GetLoops(b);
+  sch.Bind(loops[0], "blockIdx.x");
+  std::vector<LoopRV> k = sch.Split(loops[1], {kInfer, F(threads)});
+  if (serial_inside) sch.Reorder({k[1], k[0]});
+  sch.Bind(k[1], "threadIdx.x");
+  return sch;
+}
+
+TEST(LowerCrossThreadReduction, WarpShufflesGiveTheInterpretersNumbers) {
+  for (bool inside : {true, false}) {
+    SCOPED_TRACE(inside);
+    GpuModule module = LowerGpu(CrossThreadRowSum(16, inside).func(), kSm90);
+    std::string text = PrintGpuModule(module);
+    EXPECT_NE(text.find("warp_shuffle_xor"), std::string::npos) << text;
+    EXPECT_EQ(text.find("shared"), std::string::npos) << text;  // 16 lanes: one warp
+    EXPECT_EQ(CountBarriers(module.kernels[0].body), 0) << text;
+    EXPECT_EQ(CompareWithInterpreter(RowSum(), module), "");
+  }
+}
+
+TEST(LowerCrossThreadReduction, SharedMemoryWhenTheThreadsAreNoPowerOfTwo) {
+  for (bool inside : {true, false}) {
+    SCOPED_TRACE(inside);
+    GpuModule module = LowerGpu(CrossThreadRowSum(24, inside).func(), kSm90);
+    std::string text = PrintGpuModule(module);
+    EXPECT_EQ(text.find("warp_shuffle_xor"), std::string::npos) << text;
+    EXPECT_EQ(module.kernels[0].shared.size(), 1u) << text;
+    EXPECT_GE(CountBarriers(module.kernels[0].body), 1) << text;
+    EXPECT_EQ(CompareWithInterpreter(RowSum(), module), "");
+  }
+}
+
+TEST(LowerCrossThreadReduction, ThreadLoopsNotAroundTheBlockAreRefused) {
+  // A stage between the thread loop and the block: the threads would each add into B.
+  Schedule sch(RowSum());
+  BlockRV b = sch.GetBlock("B");
+  std::vector<LoopRV> loops = sch.GetLoops(b);
+  sch.Bind(loops[0], "blockIdx.x");
+  std::vector<LoopRV> k = sch.Split(loops[1], {kInfer, F(16)});
+  sch.Bind(k[0], "threadIdx.x");  // the outer part on threads, a serial loop between
+  BlockRV cache = sch.CacheRead(b, 0, StorageScope::kLocal);
+  sch.ComputeAt(cache, k[1]);
+  try {
+    LowerGpu(sch.func(), kSm90);
+    FAIL() << "lowered";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("block 'B' reduces across GPU threads"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(GpuExecutor, AWarpShuffleOnlySomeLanesReachIsDivergence) {
+  GpuModule module = LowerGpu(CrossThreadRowSum(16, true).func(), kSm90);
+  GpuKernel& k = module.kernels[0];
+  // Lanes 8..15 skip the whole kernel, so lanes 0..7 wait at the first shuffle alone.
+  Expr half = MakeBinary(NodeKind::kLT, k.thread_idx[0], IntImm(DataType::Index(), 8));
+  k.body = MakeIfThenElse(half, k.body);
+  try {
+    ExecuteWithRandomInputs(module, 7);
+    FAIL() << "no divergence reported";
+  } catch (const GpuRaceError& e) {
+    EXPECT_NE(std::string(e.what()).find("warp divergence in block (0, 0, 0)"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(GpuExecutor, AMissingBarrierIsARaceOnSharedMemory) {
   GpuModule module = LowerGpu(ScheduledGemm(), kSm90);
   module.kernels[0].body = BarrierRemover().VisitStmt(module.kernels[0].body);

@@ -184,6 +184,11 @@ enum class Intrinsic : uint8_t {
   kSin,
   kCos,
   kFma,
+  /// GPU kernels only (the lowered GPU form; no IR text names it): warp_shuffle_xor(v, m) is the
+  /// value v of the thread whose lane in the warp is this thread's lane xor m (an integer
+  /// immediate), CUDA's __shfl_xor_sync over the whole warp. Every thread of the warp must reach
+  /// the same call.
+  kWarpShuffleXor,
 };
 const char* IntrinsicName(Intrinsic op);
 /// Number of arguments the intrinsic takes.
@@ -191,7 +196,7 @@ int IntrinsicArity(Intrinsic op);
 /// Looks up an intrinsic by its text name; false when there is none.
 bool IntrinsicFromName(const std::string& name, Intrinsic* out);
 
-/// A call of a pure math intrinsic.
+/// A call of an intrinsic: a pure math function of float arguments, or warp_shuffle_xor.
 class CallNode : public ExprNode {
  public:
   Intrinsic op;

@@ -43,6 +43,11 @@ GpuModule LowerGpu(const PrimFunc& func, const GpuLimits& limits, const LowerOpt
 
 // ---- The GPU passes, one per file in src/lower/, public so that tests can run them alone. ----
 
+/// Block form: every reduction that runs across GPU threads (a reduction loop bound to threadIdx)
+/// becomes per-thread partial results combined by warp shuffles or shared memory and written
+/// once; UserError for one it cannot lower (lower_cross_thread_reduction.cc).
+PrimFunc LowerCrossThreadReduction(const PrimFunc& func);
+
 /// Loop form (flattened): the reasons `func` cannot be split into kernels for `limits`, one
 /// message each; empty when it can (verify_thread_binding.cc).
 std::vector<std::string> VerifyThreadBinding(const PrimFunc& func, const GpuLimits& limits);

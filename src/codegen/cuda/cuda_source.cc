@@ -14,6 +14,7 @@
 //                                                    }
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <climits>
 #include <cmath>
@@ -186,6 +187,7 @@ class KernelPrinter : public ExprFunctor<std::string>, public StmtFunctor<void> 
 
   std::string Print(const GpuKernel& k) {
     narrow_ = options_.int32_indices && Int32Check().Fits(k);
+    threads_per_block_ = k.ThreadsPerBlock();
     std::vector<std::string> params;
     for (const Buffer& b : k.params) {
       params.push_back(CType(b->dtype) + "* __restrict__ " + names_.Define(b.get(), b->name));
@@ -538,6 +540,13 @@ class KernelPrinter : public ExprFunctor<std::string>, public StmtFunctor<void> 
     return CastText(op->dtype, VisitExpr(op->value));
   }
   std::string VisitExpr_(const CallNode* op) override {
+    if (op->op == Intrinsic::kWarpShuffleXor) {
+      // The warp's threads that exist: all 32, or the whole block when it is smaller.
+      int64_t threads = std::min<int64_t>(threads_per_block_, 32);
+      uint32_t members = threads == 32 ? 0xffffffffu : (1u << threads) - 1;
+      return fmt::format("__shfl_xor_sync({:#x}u, {}, {})", members, VisitExpr(op->args[0]),
+                         *AsConstInt(op->args[1]));
+    }
     std::vector<std::string> args;
     for (const Expr& a : op->args) args.push_back(VisitExpr(a));
     return CallText(op->op, op->dtype, args);
@@ -560,6 +569,7 @@ class KernelPrinter : public ExprFunctor<std::string>, public StmtFunctor<void> 
   int indent_ = 0;
   CudaOptions options_;
   bool narrow_ = false;
+  int64_t threads_per_block_ = 1;
 };
 
 }  // namespace

@@ -4,6 +4,9 @@
 //  1. the loop is serial (a loop is given one kind once);
 //  2. every block under the loop that binds an iterator to an expression of the loop variable
 //     binds only spatial iterators to it: running reduction iterations at once would race.
+//     Binding to threadIdx.x/y/z is the exception: the threads then reduce together (a
+//     cross-thread reduction, which GPU lowering turns into warp shuffles or shared memory,
+//     LowerCrossThreadReduction in lower_gpu.h).
 // unroll only needs the loop to be serial.
 //
 // Before:                 After Parallel(i):
@@ -107,7 +110,7 @@ void Schedule::Bind(LoopRV loop_rv, const std::string& thread_axis) {
         {loop});
   }
   CheckSerial(loop, "bind");
-  CheckDataParallel("bind", loop);
+  if (thread_axis.rfind("threadIdx.", 0) != 0) CheckDataParallel("bind", loop);
   if (check_only_) return;
   state_.Replace(loop, WithKind(loop, ForKind::kThreadBinding, thread_axis));
   Record("Bind", {loop_rv.ref()}, {{"thread_axis", thread_axis}}, {});

@@ -44,6 +44,7 @@
 #include "read_regions.h"
 #include "tirtune/ir/functor.h"
 #include "tirtune/ir/op.h"
+#include "tirtune/ir/reduction.h"
 #include "tirtune/ir/structural_equal.h"
 #include "tirtune/ir/substitute.h"
 #include "tirtune/schedule/schedule.h"
@@ -51,110 +52,26 @@
 namespace tirtune {
 namespace {
 
-// The reduction a block performs: C[indices] = op(C[indices], rhs), starting from `identity`.
-struct Reduction {
-  Buffer buffer;
-  std::vector<Expr> indices;
-  NodeKind op = NodeKind::kAdd;
-  Expr identity;
-  Expr rhs;
-  bool lhs_first = true;  // whether the update reads C[indices] as the first operand
-};
-
-// Whether `value` is the identity of `op` for its type: 0 for +, 1 for *, the largest value (or
-// +inf) for min, the smallest (or -inf) for max.
-bool IsIdentity(NodeKind op, const Expr& value) {
-  DataType t = value.dtype();
-  const auto* f = value.as<FloatImmNode>();
-  switch (op) {
-    case NodeKind::kAdd:
-      return StructuralEqual(value, MakeConst(t, 0));
-    case NodeKind::kMul:
-      return StructuralEqual(value, MakeConst(t, 1));
-    case NodeKind::kMin:
-      return StructuralEqual(value, MaxValue(t)) ||
-             (f != nullptr && std::isinf(f->value) && f->value > 0);
-    case NodeKind::kMax:
-      return StructuralEqual(value, MinValue(t)) ||
-             (f != nullptr && std::isinf(f->value) && f->value < 0);
-    default:
-      return false;
-  }
-}
+using Reduction = BlockReduction;
 
 // Step 1: the block's reduction, or NotReductionBlockError / UnsupportedReducerError.
 Reduction MatchReduction(const BlockRealizeNode* realize) {
   const BlockNode* block = realize->block.get();
-  auto not_reduction = [&](const std::string& why) {
-    return SimpleScheduleError(
+  ReductionMismatch kind;
+  std::string why;
+  std::optional<Reduction> r = MatchBlockReduction(block, &kind, &why);
+  if (r) return *r;
+  if (kind == ReductionMismatch::kNotReduction) {
+    throw SimpleScheduleError(
         "NotReductionBlockError",
         fmt::format("rfactor of block '{}', which is not a reduction: {}", block->name, why),
         {realize}, "rfactor applies to a block `C[I] = op(C[I], rhs)` with an init");
-  };
-  if (!HasReductionIter(block)) throw not_reduction("it has no reduction iterator");
-  if (!block->init.defined()) throw not_reduction("it has no init");
-  if (block->writes.size() != 1) {
-    throw not_reduction(fmt::format("it writes {} buffers", block->writes.size()));
   }
-  const auto* init = block->init.as<BufferStoreNode>();
-  const auto* update = block->body.as<BufferStoreNode>();
-  Reduction r;
-  r.buffer = block->writes[0].buffer;
-  if (init == nullptr || update == nullptr || !init->buffer.same_as(r.buffer) ||
-      !update->buffer.same_as(r.buffer) || !SameIndices(init->indices, update->indices)) {
-    throw not_reduction("its init and body are not single stores to the same element");
-  }
-  r.indices = update->indices;
-  std::unordered_set<const VarNode*> reduce_vars;
-  for (const IterVar& iv : block->iter_vars) {
-    if (iv.kind == IterKind::kReduce) reduce_vars.insert(iv.var.get());
-  }
-  for (const Expr& index : r.indices) {
-    if (UsesVar(index, [&](const VarNode* v) { return reduce_vars.count(v) > 0; })) {
-      throw not_reduction("the written element depends on a reduction iterator");
-    }
-  }
-
-  auto unsupported = [&](const std::string& why) {
-    return SimpleScheduleError(
-        "UnsupportedReducerError", fmt::format("rfactor of block '{}': {}", block->name, why),
-        {realize},
-        "supported reducers are sum (init 0), product (init 1), min (init the "
-        "largest value) and max (init the smallest value)");
-  };
-  NodeKind op = update->value->kind();
-  if (op != NodeKind::kAdd && op != NodeKind::kMul && op != NodeKind::kMin &&
-      op != NodeKind::kMax) {
-    throw unsupported("the update is not a sum, product, min or max");
-  }
-  const auto* bin = static_cast<const BinaryNode*>(update->value.get());
-  auto is_self = [&](const Expr& e) {
-    const auto* load = e.as<BufferLoadNode>();
-    return load != nullptr && load->buffer.same_as(r.buffer) &&
-           SameIndices(load->indices, r.indices);
-  };
-  if (is_self(bin->a) && !LoadsBuffer(bin->b, r.buffer)) {
-    r.rhs = bin->b;
-  } else if (is_self(bin->b) && !LoadsBuffer(bin->a, r.buffer)) {
-    r.rhs = bin->a;
-    r.lhs_first = false;
-  } else {
-    throw unsupported(
-        fmt::format("the update does not combine '{}' with a value that leaves it "
-                    "out",
-                    r.buffer->name));
-  }
-  r.op = op;
-  r.identity = init->value;
-  if (!IsIdentity(op, r.identity)) {
-    throw unsupported("the init value is not the identity of the reducer");
-  }
-  return r;
-}
-
-Expr Combine(const Reduction& r, Expr acc, Expr value) {
-  return r.lhs_first ? MakeBinary(r.op, std::move(acc), std::move(value))
-                     : MakeBinary(r.op, std::move(value), std::move(acc));
+  throw SimpleScheduleError(
+      "UnsupportedReducerError", fmt::format("rfactor of block '{}': {}", block->name, why),
+      {realize},
+      "supported reducers are sum (init 0), product (init 1), min (init the "
+      "largest value) and max (init the smallest value)");
 }
 
 bool UsesAny(const Expr& e, const std::unordered_set<const VarNode*>& vars) {
@@ -319,7 +236,7 @@ Stmt MakeRFactorBlock(const RFactorPlan& p) {
   for (const Expr& e : r.indices) indices.push_back(Substitute(e, vmap));
   indices = InsertAt(indices, p.axis, FactorIndex(factor_iter.var, p.rf_loop->min));
   Expr acc = MakeBufferLoad(p.rf_buffer, indices);
-  Stmt body = MakeBufferStore(p.rf_buffer, Combine(r, acc, Substitute(r.rhs, vmap)), indices);
+  Stmt body = MakeBufferStore(p.rf_buffer, r.Combine(acc, Substitute(r.rhs, vmap)), indices);
   Stmt init = MakeBufferStore(p.rf_buffer, r.identity, indices);
   std::vector<BufferRegion> reads;
   for (const BufferRegion& region : SubstituteRegions(block->reads, vmap)) {
@@ -367,7 +284,7 @@ Stmt MakeWriteBackNest(const ScheduleState& state, const RFactorPlan& p) {
       InsertAt(indices, p.axis, FactorIndex(factor_iter.var, p.rf_loop->min));
   Expr partial = MakeBufferLoad(p.rf_buffer, rf_indices);
   Stmt body =
-      MakeBufferStore(r.buffer, Combine(r, MakeBufferLoad(r.buffer, indices), partial), indices);
+      MakeBufferStore(r.buffer, r.Combine(MakeBufferLoad(r.buffer, indices), partial), indices);
   Stmt init = MakeBufferStore(r.buffer, r.identity, indices);
   Block wb = MakeBlock(block->name, iters, {BufferRegion::Point(p.rf_buffer, rf_indices)},
                        SubstituteRegions(block->writes, vmap), body, init, {}, block->annotations);
