@@ -142,8 +142,11 @@ std::string DefaultRunnerPath() {
 // One worker process and the parent's end of its socket.
 class RunnerPool::Worker {
  public:
-  Worker(std::string path, std::vector<int> cpus, bool sandbox)
-      : path_(std::move(path)), cpus_(std::move(cpus)), sandbox_(sandbox) {}
+  Worker(std::string path, std::vector<int> cpus, bool sandbox, int cuda_device)
+      : path_(std::move(path)),
+        cpus_(std::move(cpus)),
+        sandbox_(sandbox),
+        cuda_device_(cuda_device) {}
   ~Worker() { Stop(); }
 
   int pid() const { return pid_; }
@@ -179,6 +182,8 @@ class RunnerPool::Worker {
       Start();
       return Status(MeasureStatus::kRunnerLost, e.what());
     }
+    // A worker whose CUDA context a kernel poisoned exits after this reply: start afresh.
+    if (reply.restart) Stop();
     MeasureResult result;
     result.message = reply.message;
     result.max_abs_error = reply.max_abs_error;
@@ -216,6 +221,10 @@ class RunnerPool::Worker {
       args.push_back(list);
     }
     if (sandbox_) args.push_back("--sandbox");
+    if (cuda_device_ >= 0) {
+      args.push_back("--cuda-device");
+      args.push_back(std::to_string(cuda_device_));
+    }
     std::vector<char*> argv;
     for (std::string& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
@@ -294,6 +303,7 @@ class RunnerPool::Worker {
   pid_t pid_ = 0;
   int fd_ = -1;
   int spawns_ = 0;
+  int cuda_device_ = -1;
 };
 
 RunnerPool::RunnerPool(RunnerConfig config) : config_(std::move(config)) {
@@ -303,10 +313,15 @@ RunnerPool::RunnerPool(RunnerConfig config) : config_(std::move(config)) {
       config_.cpu_sets.size() != static_cast<size_t>(config_.num_workers)) {
     throw UserError("RunnerConfig.cpu_sets needs one CPU list per worker");
   }
+  if (!config_.cuda_devices.empty() &&
+      config_.cuda_devices.size() != static_cast<size_t>(config_.num_workers)) {
+    throw UserError("RunnerConfig.cuda_devices needs one device per worker");
+  }
   for (int i = 0; i < config_.num_workers; ++i) {
     std::vector<int> cpus = config_.cpu_sets.empty() ? std::vector<int>{} : config_.cpu_sets[i];
-    workers_.push_back(
-        std::make_unique<Worker>(config_.runner_path, std::move(cpus), config_.sandbox));
+    int device = config_.cuda_devices.empty() ? -1 : config_.cuda_devices[i];
+    workers_.push_back(std::make_unique<Worker>(config_.runner_path, std::move(cpus),
+                                                config_.sandbox, device));
   }
 }
 

@@ -13,9 +13,9 @@
 namespace tirtune {
 namespace {
 
-// Version 2 added return_outputs and outputs.
+// Version 2 added return_outputs and outputs; reply version 3 `restart`.
 constexpr uint32_t kRequestMagic = 0x54525132;  // "TRQ2"
-constexpr uint32_t kReplyMagic = 0x54525032;    // "TRP2"
+constexpr uint32_t kReplyMagic = 0x54525033;    // "TRP3"
 
 class Writer {
  public:
@@ -174,6 +174,7 @@ std::string SerializeReply(const RunReply& reply) {
   w.Pod<int32_t>(reply.timing.number);
   w.Pod<double>(reply.timing.cv);
   WriteArrays(w, reply.outputs);
+  w.Pod<uint8_t>(reply.restart ? 1 : 0);
   return w.Take();
 }
 
@@ -195,6 +196,7 @@ RunReply DeserializeReply(const std::string& payload) {
   reply.timing.number = r.Pod<int32_t>();
   reply.timing.cv = r.Pod<double>();
   reply.outputs = ReadArrays(r);
+  reply.restart = r.Pod<uint8_t>() != 0;
   return reply;
 }
 

@@ -24,6 +24,7 @@ RunReply Failure(ReplyKind kind, std::string message) {
 }  // namespace
 
 RunReply HandleRunRequest(const RunRequest& request) {
+  if (request.target.rfind("cuda", 0) == 0) return HandleGpuRunRequest(request);
   try {
     // Step 1. Link the object into this process.
     std::unique_ptr<Kernel> kernel;
@@ -102,6 +103,7 @@ int ServeRunRequests(int in_fd, int out_fd) {
       return 2;
     }
     if (!WriteFrame(out_fd, SerializeReply(HandleRunRequest(request)))) return 0;
+    if (WorkerGpuPoisoned()) return 0;  // RunnerPool starts a fresh worker (RunReply::restart)
   }
   return 0;
 }

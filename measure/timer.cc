@@ -40,13 +40,22 @@ TimingResult TimeFunction(const std::function<void()>& fn, const TimerConfig& co
     double wanted = std::ceil(min_seconds / std::max(per_call, 1e-9));
     result.number = static_cast<int>(std::min(wanted, double{1 << 24}));
   }
+  std::vector<double> seconds;
   for (int r = 0; r < std::max(1, config.repeat); ++r) {
     if (config.flush_cache) FlushCaches();
-    result.seconds.push_back(SecondsOf(fn, result.number) / result.number);
+    seconds.push_back(SecondsOf(fn, result.number) / result.number);
   }
+  return SummarizeSamples(std::move(seconds), result.number);
+}
+
+TimingResult SummarizeSamples(std::vector<double> seconds, int number) {
+  TimingResult result;
+  result.number = number;
+  result.seconds = std::move(seconds);
   std::vector<double> sorted = result.seconds;
   std::sort(sorted.begin(), sorted.end());
   size_t n = sorted.size();
+  if (n == 0) return result;
   result.median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
   double mean = 0, var = 0;
   for (double s : sorted) mean += s / n;

@@ -1,4 +1,4 @@
-// `tirtune-runner [--cpus 0,1] [--sandbox]`: a measurement worker. Reads framed requests on stdin
+// `tirtune-runner [--cpus 0,1] [--sandbox] [--cuda-device N]`: a measurement worker. Reads framed requests on stdin
 // and writes framed replies on stdout (runner_protocol.h) until stdin closes. Started by
 // RunnerPool. With --sandbox (a device pool's agent runs kernels it did not compile) it first
 // gives up the network (a network namespace of its own), new privileges and core dumps.
@@ -76,8 +76,17 @@ int main(int argc, char** argv) {
       }
     } else if (arg == "--sandbox") {
       if (!EnterSandbox()) return 1;
+    } else if (arg == "--cuda-device" && i + 1 < argc) {
+      std::string ordinal = argv[++i];
+      if (ordinal.empty() || ordinal.size() > 4 ||
+          ordinal.find_first_not_of("0123456789") != std::string::npos) {
+        std::fprintf(stderr, "tirtune-runner: bad --cuda-device '%s'\n", ordinal.c_str());
+        return 1;
+      }
+      tirtune::SetWorkerCudaDevice(std::atoi(ordinal.c_str()));
     } else {
-      std::fprintf(stderr, "usage: tirtune-runner [--cpus 0,1,...] [--sandbox]\n");
+      std::fprintf(stderr,
+                   "usage: tirtune-runner [--cpus 0,1,...] [--sandbox] [--cuda-device N]\n");
       return 1;
     }
   }

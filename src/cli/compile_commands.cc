@@ -2,6 +2,7 @@
 // --steps), a relocatable object for a target, and a verified timing with GFLOP/s.
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -17,9 +18,10 @@
 #include "tirtune/ir/printer.h"
 #include "tirtune/lower/lower.h"
 #include "tirtune/lower/lower_gpu.h"
-#include "tirtune/measure/gpu_bundle.h"
+#include "tirtune/measure/gpu_program.h"
 #include "tirtune/measure/measurer.h"
 #include "tirtune/measure/reference.h"
+#include "tirtune/measure/runner_pool.h"
 #include "tirtune/measure/timer.h"
 #include "tirtune/measure/verify.h"
 #include "tirtune/runtime/cuda_driver.h"
@@ -202,27 +204,11 @@ struct TimeCli {
   RunnerCli runner;
 };
 
-// A temporary folder, removed with this object.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "tirtune-XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) TT_USER_ERROR("cannot make a temporary folder");
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
-// `time --target cuda`: the kernels built here, verified and timed by tirtune-gpu-runner (a
-// process of its own: a kernel that faults cannot take this one with it) on the reference's
-// inputs, the reference computed on this host's CPU.
+// `time --target cuda`: the kernels built here and measured like any candidate, in a
+// `tirtune-runner` worker (a process of its own: a kernel that faults poisons that worker's CUDA
+// context, never this process) on the reference's inputs, the reference computed on this host's
+// CPU; the worker verifies every parameter with the CPU's tolerances before timing (CUDA
+// events, an L2 flush before every sample).
 void RunTimeCuda(const TimeCli& opts, const LoadedFunction& f, const Target& target,
                  const GlobalOptions& global) {
   std::string why;
@@ -230,63 +216,49 @@ void RunTimeCuda(const TimeCli& opts, const LoadedFunction& f, const Target& tar
   CudaBuild b = BuildCuda(f, target);
   ReferenceConfig reference_config;
   reference_config.interpret_below_flops = opts.interpret_below_flops;
-  Reference reference = ComputeReference(f.original, opts.seed, Target::Host(), reference_config);
-  std::vector<NDArray> args = MakeRandomArgs(f.original, opts.seed);
-  std::vector<bool> written = WrittenParams(f.original);
-
-  TempDir dir;
-  std::vector<gpu_bundle::Input> inputs(args.size());
-  nlohmann::json check = nlohmann::json::object();
-  double reduction_length = LongestReduction(f.original);
-  for (size_t p = 0; p < args.size(); ++p) {
-    if (written[p]) {
-      check[f.original->params[p]->name] =
-          gpu_bundle::CheckOf(reference.expected[p], reduction_length, 1 << 16);
-      continue;
-    }
-    inputs[p].file = fmt::format("input{}.bin", p);
-    std::ofstream out(std::filesystem::path(dir.path()) / inputs[p].file, std::ios::binary);
-    out.write(static_cast<const char*>(args[p].raw()),
-              static_cast<std::streamsize>(args[p].nbytes()));
-    if (!out) TT_USER_ERROR("cannot write the inputs into {}", dir.path());
+  MeasureTask task = MakeMeasureTask(f.original, Target::Host(), opts.seed, reference_config);
+  MeasureCandidate candidate;
+  candidate.object = GpuProgram::Of(b.module, b.binary).Serialize();
+  candidate.func_name = b.module.name;
+  candidate.target = target.str();
+  candidate.args = task.args;
+  candidate.seed = task.seed;
+  candidate.expected = task.expected;
+  candidate.reduction_length = task.reduction_length;
+  RunnerConfig config;
+  config.timer = opts.timer;
+  config.timeout_s = opts.timeout_s;
+  RunnerPool pool(config);
+  MeasureResult r = pool.MeasureOne(candidate);
+  switch (r.status) {
+    case MeasureStatus::kOk:
+      break;
+    case MeasureStatus::kWrongResult:
+      TT_USER_ERROR("{}: the kernel is wrong against the {}: {}", f.label, task.reference_source,
+                    r.message);
+    default:
+      TT_USER_ERROR("{}: the kernel could not run ({}): {}", f.label,
+                    MeasureStatusName(r.status), r.message);
   }
-  gpu_bundle::CaseSpec spec;
-  spec.name = "kernel";
-  spec.workload = f.label;
-  spec.flops = f.flops;
-  spec.time = true;  // the tolerances are the check's: as CompareAll's on the CPU
-  nlohmann::json c = gpu_bundle::WriteCase(dir.path(), spec, b.module, b.binary, written, inputs);
-  c["check"] = check;
-  gpu_bundle::WriteManifest(dir.path(), target.arch, nlohmann::json::array({c}));
-  nlohmann::json results = gpu_bundle::RunBundle(dir.path(), opts.timeout_s);
-  const nlohmann::json& r = results.at("cases").at(0);
-  if (r.contains("error")) {
-    TT_USER_ERROR("{}: the kernel could not run: {}", f.label, r["error"].get<std::string>());
-  }
-  if (!r.value("verified", false)) {
-    TT_USER_ERROR("{}: the kernel is wrong against the {}: {}", f.label, reference.source,
-                  r.value("first_wrong", std::string("no element checked")));
-  }
-  double median = r.at("median_ms").get<double>() * 1e-3;
-  std::string device = results.at("device").value("name", std::string("a GPU"));
+  double min = *std::min_element(r.seconds.begin(), r.seconds.end());
   if (global.json) {
     fmt::print("{}\n", nlohmann::json{{"function", f.label},
                                       {"target", target.str()},
-                                      {"device", results.at("device")},
-                                      {"verified_against", reference.source},
-                                      {"median_seconds", median},
-                                      {"min_seconds", r.at("min_ms").get<double>() * 1e-3},
-                                      {"repeats", r.at("repeats")},
+                                      {"verified_against", task.reference_source},
+                                      {"max_abs_error", r.max_abs_error},
+                                      {"median_seconds", r.median},
+                                      {"min_seconds", min},
+                                      {"samples", r.seconds},
                                       {"flops", f.flops},
-                                      {"gflops", f.flops / median / 1e9},
+                                      {"gflops", f.flops / r.median / 1e9},
                                       {"kernels", DescribeKernels(b)}}
                            .dump(2));
     return;
   }
-  fmt::print("{}: {:.4f} ms, {:.1f} GFLOP/s ({} repeats, L2 flushed) on {}\n", f.label,
-             median * 1e3, f.flops / median / 1e9, r.at("repeats").get<int>(), device);
-  fmt::print("  verified against the {} ({} elements); {} kernel(s) for {}\n", reference.source,
-             r.value("checked", 0), b.module.kernels.size(), target.str());
+  fmt::print("{}: {:.4f} ms, {:.1f} GFLOP/s ({} samples, L2 flushed before each)\n", f.label,
+             r.median * 1e3, f.flops / r.median / 1e9, r.seconds.size());
+  fmt::print("  verified against the {} (max abs error {:.2g}); {} kernel(s) for {}\n",
+             task.reference_source, r.max_abs_error, b.module.kernels.size(), target.str());
 }
 
 // The kernel runs in a runner process (local, or a device pool's agent), never in this one: a

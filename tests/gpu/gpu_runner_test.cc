@@ -9,7 +9,13 @@
 #include <fstream>
 
 #include "../common/cli_run.h"
+#include "../common/gpu_schedules.h"
+#include "tirtune/codegen/cuda.h"
+#include "tirtune/lower/lower_gpu.h"
 #include "tirtune/measure/gpu_bundle.h"
+#include "tirtune/measure/gpu_program.h"
+#include "tirtune/measure/runner_pool.h"
+#include "tirtune/measure/runner_worker.h"
 #include "tirtune/measure/verify.h"
 #include "tirtune/runtime/cuda_driver.h"
 
@@ -99,6 +105,98 @@ TEST(GpuBundleCheck, SpreadIndicesCoverSmallArraysWholeAndLargeOnesSpread) {
   ASSERT_EQ(spread.size(), 64u);
   for (int64_t at : spread) EXPECT_LT(at, 1000000);
   EXPECT_GT(*std::max_element(spread.begin(), spread.end()), 900000);
+}
+
+// ---- GPU candidates in the runner protocol (gpu_program.h, gpu_worker.cc). ----
+
+GpuProgram TwoKernelProgram() {
+  GpuProgram p;
+  p.cubin = std::string("\x7f" "ELF\0\1", 6) + std::string(1000, '\xab');
+  p.intermediates = {{DataType::Float(32), 4096}};
+  p.launches = {{"f_kernel0", {16, 1, 1}, {256, 1, 1}, {0, 2}},
+                {"f_kernel1", {4, 2, 1}, {32, 8, 1}, {2, 1}}};
+  return p;
+}
+
+TEST(GpuProgram, RoundTripsAndRefusesDamagedPayloads) {
+  GpuProgram p = TwoKernelProgram();
+  std::string bytes = p.Serialize();
+  GpuProgram q = GpuProgram::Deserialize(bytes);
+  EXPECT_EQ(q.cubin, p.cubin);
+  ASSERT_EQ(q.intermediates.size(), 1u);
+  EXPECT_EQ(q.intermediates[0].elements, 4096);
+  EXPECT_EQ(q.intermediates[0].dtype, DataType::Float(32));
+  ASSERT_EQ(q.launches.size(), 2u);
+  EXPECT_EQ(q.launches[1].kernel, "f_kernel1");
+  EXPECT_EQ(q.launches[1].grid, (std::array<int64_t, 3>{4, 2, 1}));
+  EXPECT_EQ(q.launches[1].block, (std::array<int64_t, 3>{32, 8, 1}));
+  EXPECT_EQ(q.launches[1].args, (std::vector<int>{2, 1}));
+  // Every truncation is a UserError naming where; so are trailing bytes and another format.
+  for (size_t n : {size_t{0}, size_t{3}, size_t{9}, bytes.size() / 2, bytes.size() - 1}) {
+    EXPECT_THROW(GpuProgram::Deserialize(bytes.substr(0, n)), UserError) << n;
+  }
+  EXPECT_THROW(GpuProgram::Deserialize(bytes + "x"), UserError);
+  EXPECT_THROW(GpuProgram::Deserialize("TTGQ" + bytes.substr(4)), UserError);
+}
+
+TEST(GpuProgram, OfAModuleNumbersParametersThenIntermediates) {
+  GpuModule module = LowerGpu(gpu_schedules::ScheduledGemm(), GpuLimits());
+  CudaBinary binary;
+  binary.cubin = "not compiled";
+  GpuProgram p = GpuProgram::Of(module, binary);
+  ASSERT_EQ(p.launches.size(), module.kernels.size());
+  EXPECT_EQ(p.launches[0].kernel, module.kernels[0].name);
+  EXPECT_EQ(p.launches[0].grid, module.kernels[0].grid);
+  EXPECT_EQ(p.launches[0].block, module.kernels[0].block);
+  EXPECT_EQ(p.launches[0].args.size(), module.kernels[0].params.size());
+  for (int a : p.launches[0].args) EXPECT_LT(a, static_cast<int>(module.params.size()));
+}
+
+class GpuCandidate : public GpuRunner {
+ protected:
+  MeasureCandidate Candidate() {
+    MeasureCandidate c;
+    c.object = TwoKernelProgram().Serialize();
+    c.func_name = "f";
+    c.target = "cuda -arch=sm_90";
+    c.args = {{"A", {64}, DataType::Float(32)}, {"B", {64}, DataType::Float(32)}};
+    return c;
+  }
+};
+
+// Without a GPU, a cuda candidate comes back as a runtime error that says so, in process and
+// through a worker of the pool (the protocol's path); a damaged program is named.
+TEST_F(GpuCandidate, WithoutAGpuTheReplySaysSo) {
+  RunRequest request;
+  request.object = Candidate().object;
+  request.target = "cuda -arch=sm_90";
+  RunReply reply = HandleRunRequest(request);
+  EXPECT_EQ(reply.kind, ReplyKind::kRuntimeError);
+  EXPECT_NE(reply.message.find("no GPU to measure on"), std::string::npos) << reply.message;
+  EXPECT_FALSE(reply.restart);
+  request.object = "TTGP";
+  reply = HandleRunRequest(request);
+  EXPECT_NE(reply.message.find("GPU program: truncated"), std::string::npos) << reply.message;
+
+  RunnerConfig config;
+  config.cuda_devices = {0};
+  RunnerPool pool(config);
+  MeasureResult r = pool.MeasureOne(Candidate());
+  EXPECT_EQ(r.status, MeasureStatus::kRuntimeError);
+  EXPECT_NE(r.message.find("no GPU to measure on"), std::string::npos) << r.message;
+  EXPECT_EQ(pool.spawn_count(), 1);
+  EXPECT_THROW(RunnerPool(RunnerConfig{.num_workers = 2, .cuda_devices = {0}}), UserError);
+}
+
+TEST(RunnerProtocol, ARestartingWorkerSaysSoInItsReply) {
+  RunReply reply;
+  reply.kind = ReplyKind::kRuntimeError;
+  reply.message = "cuCtxSynchronize: CUDA_ERROR_ILLEGAL_ADDRESS";
+  reply.restart = true;
+  RunReply back = DeserializeReply(SerializeReply(reply));
+  EXPECT_TRUE(back.restart);
+  EXPECT_EQ(back.message, reply.message);
+  EXPECT_FALSE(DeserializeReply(SerializeReply(RunReply{})).restart);
 }
 
 }  // namespace

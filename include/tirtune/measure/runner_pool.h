@@ -25,6 +25,9 @@ struct RunnerConfig {
   double timeout_s = 30;
   /// How each candidate is timed. Default TimerConfig{}.
   TimerConfig timer;
+  /// Empty, or one CUDA device ordinal per worker (`tirtune-runner --cuda-device N`): the device
+  /// a worker measures `cuda` candidates on, one worker per GPU. Default empty (device 0).
+  std::vector<int> cuda_devices;
 };
 
 /// A pool of `tirtune-runner` workers, started with posix_spawn when first needed and respawned

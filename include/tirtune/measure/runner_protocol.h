@@ -22,7 +22,7 @@ struct ArgSpec {
 };
 
 struct RunRequest {
-  /// A relocatable object made by EmitObject.
+  /// A relocatable object made by EmitObject; for a `cuda` target, a serialized GpuProgram.
   std::string object;
   std::string func_name;
   /// Target::str() of the target the object was compiled for.
@@ -60,6 +60,9 @@ struct RunReply {
   TimingResult timing;
   /// Every parameter after the run, for RunRequest::return_outputs; empty otherwise.
   std::vector<NDArray> outputs;
+  /// The worker cannot measure further (a GPU kernel's fault poisoned its CUDA context) and
+  /// exits after this reply; the pool starts a fresh one for the next candidate.
+  bool restart = false;
 };
 
 std::string SerializeRequest(const RunRequest& request);

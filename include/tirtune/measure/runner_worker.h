@@ -12,6 +12,15 @@ namespace tirtune {
 /// with it, which is why it runs in a worker.
 RunReply HandleRunRequest(const RunRequest& request);
 
+/// A request for a `cuda` target (RunRequest::object a GpuProgram), measured on this worker's
+/// CUDA device (gpu_worker.cc); "no GPU to measure on" where there is none.
+RunReply HandleGpuRunRequest(const RunRequest& request);
+/// The CUDA device this worker measures on (default 0; `tirtune-runner --cuda-device N`).
+void SetWorkerCudaDevice(int ordinal);
+/// True once a driver error after a launch has left this worker's CUDA context unusable: the
+/// worker exits after its reply.
+bool WorkerGpuPoisoned();
+
 /// The worker's main loop: reads requests from `in_fd` and writes replies to `out_fd` until end
 /// of file. Returns the process exit code (0 at end of file, 2 for a malformed request).
 int ServeRunRequests(int in_fd, int out_fd);

@@ -34,4 +34,8 @@ struct TimingResult {
 
 TimingResult TimeFunction(const std::function<void()>& fn, const TimerConfig& config = {});
 
+/// The result of samples (seconds per call) timed elsewhere (a GPU's events): their median and
+/// coefficient of variation.
+TimingResult SummarizeSamples(std::vector<double> seconds, int number);
+
 }  // namespace tirtune

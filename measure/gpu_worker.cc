@@ -1,0 +1,176 @@
+// The GPU half of a `tirtune-runner` worker: a request whose target is `cuda ...` carries a
+// GpuProgram (gpu_program.h). The worker keeps one CUDA context for its device, loads the cubin,
+// fills the parameters exactly as the CPU path does (FillRandom(seed + i)), runs the launches once
+// and verifies every parameter against the expected outputs with the CPU's tolerances; only a
+// verified kernel is timed: each sample is one run of all launches between CUDA events after an
+// L2 flush, at least `repeat` samples and more until `min_repeat_ms` of them (at most 100). A
+// driver error poisons the context for good: the reply says so (RunReply::restart) and the
+// worker exits after sending it, so that RunnerPool starts a fresh one.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <memory>
+
+#include "tirtune/interp/interpreter.h"
+#include "tirtune/measure/gpu_program.h"
+#include "tirtune/measure/runner_worker.h"
+#include "tirtune/measure/verify.h"
+#include "tirtune/runtime/cuda_driver.h"
+
+namespace tirtune {
+namespace {
+
+constexpr int kMaxSamples = 100;
+
+struct GpuWorkerState {
+  int device = 0;
+  std::unique_ptr<cuda::Context> context;
+  cuda::DeviceBuffer flush;
+  int flushes = 0;
+  bool poisoned = false;
+};
+
+GpuWorkerState& State() {
+  static GpuWorkerState state;
+  return state;
+}
+
+RunReply Failure(ReplyKind kind, std::string message) {
+  RunReply reply;
+  reply.kind = kind;
+  reply.message = std::move(message);
+  return reply;
+}
+
+}  // namespace
+
+void SetWorkerCudaDevice(int ordinal) { State().device = ordinal; }
+
+bool WorkerGpuPoisoned() { return State().poisoned; }
+
+RunReply HandleGpuRunRequest(const RunRequest& request) {
+  GpuWorkerState& s = State();
+  GpuProgram program;
+  try {
+    program = GpuProgram::Deserialize(request.object);
+  } catch (const std::exception& e) {
+    return Failure(ReplyKind::kRuntimeError, e.what());
+  }
+  try {
+    if (!s.context) s.context = std::make_unique<cuda::Context>(s.device);
+  } catch (const std::exception& e) {
+    return Failure(ReplyKind::kRuntimeError,
+                   std::string("no GPU to measure on: ") + e.what());
+  }
+  cuda::Context& ctx = *s.context;
+  bool launched = false;
+  try {
+    cuda::Module module;
+    try {
+      module = ctx.Load(program.cubin);
+    } catch (const cuda::CudaError& e) {
+      return Failure(ReplyKind::kRuntimeError, std::string("cannot load the cubin: ") + e.what());
+    }
+    std::vector<cuda::Kernel> kernels;
+    for (const GpuProgram::Launch& l : program.launches) kernels.push_back(module.Function(l.kernel));
+    // Step 1. The parameters as the CPU path draws them, and the intermediates (0xff bytes: NaN
+    // in every float, so that a read before a write shows).
+    std::vector<NDArray> args;
+    std::vector<cuda::DeviceBuffer> buffers;
+    for (size_t i = 0; i < request.args.size(); ++i) {
+      const ArgSpec& spec = request.args[i];
+      NDArray a = NDArray::Empty(spec.shape, spec.dtype);
+      RandomRange range = RandomRangeFor(spec.dtype);
+      a.FillRandom(request.seed + i, range.lo, range.hi);
+      buffers.push_back(ctx.Allocate(static_cast<size_t>(std::max<int64_t>(a.nbytes(), 1))));
+      ctx.CopyToDevice(buffers.back(), a.raw(), static_cast<size_t>(a.nbytes()));
+      args.push_back(std::move(a));
+    }
+    for (const GpuProgram::Intermediate& i : program.intermediates) {
+      buffers.push_back(
+          ctx.Allocate(static_cast<size_t>(std::max<int64_t>(i.elements * i.dtype.bytes(), 1))));
+      ctx.Fill(buffers.back(), 0xff);
+    }
+    std::vector<std::vector<uint64_t>> addresses;
+    for (const GpuProgram::Launch& l : program.launches) {
+      std::vector<uint64_t> a;
+      for (int b : l.args) {
+        if (b < 0 || static_cast<size_t>(b) >= buffers.size()) {
+          return Failure(ReplyKind::kRuntimeError,
+                         fmt::format("kernel {} takes buffer {} of {}", l.kernel, b,
+                                     buffers.size()));
+        }
+        a.push_back(buffers[static_cast<size_t>(b)].address());
+      }
+      addresses.push_back(std::move(a));
+    }
+    auto run_all = [&] {
+      for (size_t k = 0; k < kernels.size(); ++k) {
+        std::vector<void*> values;
+        for (uint64_t& a : addresses[k]) values.push_back(&a);
+        ctx.Launch(kernels[k], program.launches[k].grid, program.launches[k].block, 0, values);
+      }
+    };
+    if (s.flush.bytes() == 0) {
+      s.flush = ctx.Allocate(
+          static_cast<size_t>(std::max<int64_t>(2 * ctx.info().l2_bytes, int64_t{64} << 20)));
+    }
+    auto flush = [&] { ctx.Fill(s.flush, static_cast<uint8_t>(++s.flushes)); };
+
+    // Step 2. Run once, read every parameter back and verify; a wrong kernel is never timed.
+    launched = true;
+    double first = ctx.TimeMs(flush, run_all) / 1e3;
+    for (size_t i = 0; i < args.size(); ++i) {
+      ctx.CopyToHost(args[i].raw(), buffers[i], static_cast<size_t>(args[i].nbytes()));
+    }
+    if (request.return_outputs) {
+      RunReply reply;
+      reply.timing = SummarizeSamples({first}, 1);
+      reply.outputs = std::move(args);
+      return reply;
+    }
+    if (!request.expected.empty()) {
+      if (request.expected.size() != args.size()) {
+        return Failure(ReplyKind::kRuntimeError, "expected outputs do not match the parameters");
+      }
+      std::vector<std::string> names;
+      for (const ArgSpec& spec : request.args) names.push_back(spec.name);
+      VerifyResult verdict = CompareAll(names, request.expected, args, request.reduction_length);
+      if (!verdict.ok) {
+        RunReply reply = Failure(ReplyKind::kWrongResult, verdict.message);
+        reply.max_abs_error = verdict.max_abs_error;
+        reply.max_rel_error = verdict.max_rel_error;
+        return reply;
+      }
+    }
+    // Step 3. Time it, unless it is too slow to be worth it.
+    if (request.slow_cutoff_seconds > 0 && first > request.slow_cutoff_seconds) {
+      RunReply slow;
+      slow.timing = SummarizeSamples({first}, 1);
+      return slow;
+    }
+    for (int w = 1; w < request.timer.warmup; ++w) ctx.TimeMs(flush, run_all);
+    std::vector<double> samples;
+    double total = 0;
+    while (samples.size() < static_cast<size_t>(std::max(1, request.timer.repeat)) ||
+           (total * 1e3 < request.timer.min_repeat_ms && samples.size() < kMaxSamples)) {
+      samples.push_back(ctx.TimeMs(flush, run_all) / 1e3);
+      total += samples.back();
+    }
+    RunReply reply;
+    reply.timing = SummarizeSamples(std::move(samples), 1);
+    return reply;
+  } catch (const cuda::CudaError& e) {
+    // After a launch, an error may be the kernel's fault and leaves the context unusable.
+    RunReply reply = Failure(ReplyKind::kRuntimeError, e.what());
+    if (launched) {
+      s.poisoned = true;
+      reply.restart = true;
+    }
+    return reply;
+  } catch (const std::exception& e) {
+    return Failure(ReplyKind::kRuntimeError, e.what());
+  }
+}
+
+}  // namespace tirtune
