@@ -73,7 +73,7 @@ TEST_P(RandomGpuSchedule, IsRefusedOrKeepsTheNumbers) {
 
 // Cross-thread reductions: in every workload, each reduction block (in turn) gets its spatial
 // loops fused onto blockIdx.x and its innermost reduction loop split into a threadIdx.x loop of
-// 1 to 64 threads (powers of two and not) and a serial loop, in a random order, the other
+// a divisor of its extent up to 64 threads and a serial loop, in a random order, the other
 // reduction loops serial outside; the other blocks are bound as in RandomGpuSchedule. Lowering
 // refuses the schedule (UserError) or the executor gives the interpreter's numbers.
 TEST_P(RandomGpuSchedule, CrossThreadReductionsKeepTheNumbers) {
@@ -83,7 +83,7 @@ TEST_P(RandomGpuSchedule, CrossThreadReductionsKeepTheNumbers) {
   RandomEngine rng(1234);
   int lowered = 0;
   for (const std::string& name : gpu_schedules::BlockNames(Schedule(original))) {
-    for (int trial = 0; trial < 4; ++trial) {
+    for (int trial = 0; trial < 6; ++trial) {
       Schedule sch(original);
       BlockRV block = sch.GetBlock(name);
       const BlockRealizeNode* realize = sch.Get(block);
@@ -102,7 +102,15 @@ TEST_P(RandomGpuSchedule, CrossThreadReductionsKeepTheNumbers) {
       if (loops.empty() || !reduces.back()) break;
       size_t spatial = 0;
       while (spatial < loops.size() && !reduces[spatial]) ++spatial;
-      int64_t threads = std::vector<int64_t>{1, 2, 3, 8, 16, 24, 32, 64}[rng.UniformInt(0, 8)];
+      // A divisor of the innermost reduction loop's extent up to 64 (a power of two or not).
+      std::vector<int64_t> divisors;
+      const int64_t* extent = AsConstInt(sch.Get(loops.back())->extent);
+      for (int64_t d = 1; extent != nullptr && d <= std::min<int64_t>(*extent, 64); ++d) {
+        if (*extent % d == 0) divisors.push_back(d);
+      }
+      if (divisors.empty()) break;
+      int64_t threads =
+          divisors[static_cast<size_t>(rng.UniformInt(0, static_cast<int64_t>(divisors.size())))];
       std::string context;
       try {
         if (spatial > 0) {
