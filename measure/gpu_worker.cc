@@ -129,6 +129,7 @@ RunReply HandleGpuRunRequest(const RunRequest& request) {
       reply.outputs = std::move(args);
       return reply;
     }
+    double max_abs_error = 0, max_rel_error = 0;  // of a verified run
     if (!request.expected.empty()) {
       if (request.expected.size() != args.size()) {
         return Failure(ReplyKind::kRuntimeError, "expected outputs do not match the parameters");
@@ -142,11 +143,15 @@ RunReply HandleGpuRunRequest(const RunRequest& request) {
         reply.max_rel_error = verdict.max_rel_error;
         return reply;
       }
+      max_abs_error = verdict.max_abs_error;
+      max_rel_error = verdict.max_rel_error;
     }
     // Step 3. Time it, unless it is too slow to be worth it.
     if (request.slow_cutoff_seconds > 0 && first > request.slow_cutoff_seconds) {
       RunReply slow;
       slow.timing = SummarizeSamples({first}, 1);
+      slow.max_abs_error = max_abs_error;
+      slow.max_rel_error = max_rel_error;
       return slow;
     }
     for (int w = 1; w < request.timer.warmup; ++w) ctx.TimeMs(flush, run_all);
@@ -158,6 +163,8 @@ RunReply HandleGpuRunRequest(const RunRequest& request) {
       total += samples.back();
     }
     RunReply reply;
+    reply.max_abs_error = max_abs_error;
+    reply.max_rel_error = max_rel_error;
     reply.timing = SummarizeSamples(std::move(samples), 1);
     return reply;
   } catch (const cuda::CudaError& e) {

@@ -60,6 +60,7 @@ RunReply HandleRunRequest(const RunRequest& request) {
       reply.outputs = std::move(args);
       return reply;
     }
+    double max_abs_error = 0, max_rel_error = 0;  // of a verified run
     if (!request.expected.empty()) {
       if (request.expected.size() != args.size()) {
         return Failure(ReplyKind::kRuntimeError, "expected outputs do not match the parameters");
@@ -73,6 +74,8 @@ RunReply HandleRunRequest(const RunRequest& request) {
         reply.max_rel_error = verdict.max_rel_error;
         return reply;
       }
+      max_abs_error = verdict.max_abs_error;
+      max_rel_error = verdict.max_rel_error;
     }
 
     // Step 4. Time the unchecked entry point, unless the candidate is too slow to be worth it.
@@ -81,11 +84,15 @@ RunReply HandleRunRequest(const RunRequest& request) {
       slow.timing.seconds = {first_run};
       slow.timing.median = first_run;
       slow.timing.number = 1;
+      slow.max_abs_error = max_abs_error;
+      slow.max_rel_error = max_rel_error;
       return slow;
     }
     std::vector<void*> raw;
     for (NDArray& a : args) raw.push_back(a.raw());
     RunReply reply;
+    reply.max_abs_error = max_abs_error;
+    reply.max_rel_error = max_rel_error;
     reply.timing = TimeFunction([&] { kernel->RunRaw(raw.data()); }, request.timer);
     return reply;
   } catch (const std::exception& e) {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On a GPU host: unpack the GPU-host bundle (scripts/gpu_host_bundle.sh) and run tirtune itself
-# there: build and time the hand-written GPU traces (each verified against this host's CPU
-# reference first), a CPU time for comparison. Results under $OUT (or /tmp/tirtune-host-check).
+# there: build and time the hand-written GPU traces (each measured by a tirtune-runner worker on
+# the GPU, verified against this host's CPU reference first), a CPU time for comparison. Results under $OUT (or /tmp/tirtune-host-check).
 # Usage: bench/gpu/host_bundle_check.sh [BUNDLE.tar.xz]
 set -u
 bundle=${1:-build/tirtune-gpu-host.tar.xz}
@@ -25,6 +25,8 @@ run time --workload gemm:2048,2048,2048 --target "$cuda" --trace bench/gpu/trace
 run time --workload conv2d:1,56,56,64,64,3,1,1 --target "$cuda" \
   --trace bench/gpu/traces/conv2d_56x56x64.json
 run time --workload softmax:4096,1024 --target "$cuda" --trace bench/gpu/traces/softmax_4096x1024.json
+run time --workload softmax:4096,1024 --target "$cuda" \
+  --trace bench/gpu/traces/softmax_cross_4096x1024.json
 run time --workload global_avg_pool2d:32,7,7,2048 --target "$cuda" \
   --trace bench/gpu/traces/global_avg_pool2d_32x7x7x2048.json
 # A K the trace's k tile (32) does not divide: refused, or guarded and verified, never wrong.

@@ -101,6 +101,20 @@ TEST(Runner, GoodGemmMeasuresOk) {
   EXPECT_EQ(pool.spawn_count(), 1);
 }
 
+// A verified result carries the largest error found within the tolerance.
+TEST(Runner, AVerifiedResultReportsItsLargestError) {
+  RunnerPool pool(SmallConfig());
+  MeasureCandidate c = Candidate(kGemm);
+  NDArray nudged = NDArray::Empty(c.expected[2].shape(), c.expected[2].dtype());
+  for (int64_t i = 0; i < nudged.size(); ++i) nudged.SetDouble(i, c.expected[2].GetDouble(i));
+  nudged.SetDouble(3, nudged.GetDouble(3) + 1e-6);
+  c.expected[2] = nudged;
+  MeasureResult r = pool.MeasureOne(c);
+  ASSERT_EQ(r.status, MeasureStatus::kOk) << r.message;
+  EXPECT_GT(r.max_abs_error, 5e-7);
+  EXPECT_LT(r.max_abs_error, 2e-6);
+}
+
 TEST(Runner, SegfaultIsRuntimeErrorAndWorkerIsRespawned) {
   RunnerPool pool(SmallConfig());
   MeasureResult r = pool.MeasureOne(Candidate(kSegfault));
