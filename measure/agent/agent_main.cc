@@ -66,6 +66,10 @@ int main(int argc, char** argv) {
                "also run unsigned jobs (trusted networks only)");
   app.add_flag("--no-sandbox", no_sandbox,
                "run kernels with the network and privileges of the agent (default: without)");
+  app.add_option("--cuda-device", config.cuda_device,
+                 "with a cuda target: the GPU to measure on (its architecture must be the "
+                 "target's)")
+      ->capture_default_str();
   app.add_option("--id", agent_id, "the agent's name; default HOST:PID");
   app.add_option("--runner", runner, "the tirtune-runner executable; default: the one built here");
   app.add_option("--heartbeat", config.heartbeat_s, "seconds between heartbeats")

@@ -14,8 +14,11 @@
 #include <mutex>
 #include <thread>
 
+#include "tirtune/codegen/target.h"
 #include "tirtune/measure/measurer.h"
 #include "tirtune/measure/runner_pool.h"
+#include "tirtune/runtime/cuda_driver.h"
+#include "tirtune/support/error.h"
 
 namespace tirtune {
 namespace {
@@ -46,9 +49,25 @@ class Agent {
  public:
   Agent(const AgentConfig& config, const std::atomic<bool>& stop)
       : config_(config), stop_(stop), pool_(LocalConfig(config)) {
-    // The target's core count, unless told otherwise: the class a tuner of that target looks for.
-    int cores = config.cores > 0 ? config.cores : Target::Parse(config.target).num_cores;
-    class_ = pool::HostDeviceClass(config.target, cores);
+    if (Target t = Target::Parse(config.target); t.is_cuda()) {
+      // A GPU agent: its class is its GPU's, which must be the one the target compiles for.
+      cuda::DeviceInfo device;
+      try {
+        device = cuda::QueryDevice(config.cuda_device);
+      } catch (const cuda::CudaUnavailable& e) {
+        TT_USER_ERROR("an agent for {} needs a GPU: {}", config.target, e.what());
+      }
+      if (device.Arch() != t.arch) {
+        TT_USER_ERROR("an agent for {} cannot measure on CUDA device {}: it is {} ({})",
+                      config.target, config.cuda_device, device.name, device.Arch());
+      }
+      class_ = pool::GpuDeviceClass(config.target, device);
+    } else {
+      // The target's core count, unless told otherwise: the class a tuner of that target looks
+      // for.
+      int cores = config.cores > 0 ? config.cores : t.num_cores;
+      class_ = pool::HostDeviceClass(config.target, cores);
+    }
     class_id_ = class_.id();
     stream_ = pool::JobsKey(class_id_);
     host_ = HostName();
@@ -95,6 +114,7 @@ class Agent {
     r.runner_path = config.runner_path;
     r.sandbox = config.sandbox;
     if (!config.cpus.empty()) r.cpu_sets = {config.cpus};
+    if (Target::Parse(config.target).is_cuda()) r.cuda_devices = {config.cuda_device};
     return r;
   }
 

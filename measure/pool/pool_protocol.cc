@@ -186,6 +186,16 @@ DeviceClass HostDeviceClass(const std::string& target, int cores) {
   return c;
 }
 
+DeviceClass GpuDeviceClass(const std::string& target, const cuda::DeviceInfo& device) {
+  DeviceClass c;
+  c.target = target;
+  c.fingerprint = fmt::format("{}; {}; {} SMs; {} MiB; {} MHz", device.name, device.Arch(),
+                              device.sm_count, device.memory_bytes >> 20,
+                              device.clock_khz / 1000);
+  c.text = fmt::format("{} on {} ({} SMs)", target, device.name, device.sm_count);
+  return c;
+}
+
 std::string SigningKey::public_hex() const { return Hex(public_key); }
 
 SigningKey GenerateSigningKey() {

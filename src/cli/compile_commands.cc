@@ -212,7 +212,11 @@ struct TimeCli {
 void RunTimeCuda(const TimeCli& opts, const LoadedFunction& f, const Target& target,
                  const GlobalOptions& global) {
   std::string why;
-  if (!cuda::CudaDriverAvailable(&why)) TT_USER_ERROR("tirtune time --target cuda: {}", why);
+  if (!opts.runner.remote() && !cuda::CudaDriverAvailable(&why)) {
+    TT_USER_ERROR("tirtune time --target cuda: {} (a device pool's GPU agents can measure it: "
+                  "--runner redis://...)",
+                  why);
+  }
   CudaBuild b = BuildCuda(f, target);
   ReferenceConfig reference_config;
   reference_config.interpret_below_flops = opts.interpret_below_flops;
@@ -228,8 +232,8 @@ void RunTimeCuda(const TimeCli& opts, const LoadedFunction& f, const Target& tar
   RunnerConfig config;
   config.timer = opts.timer;
   config.timeout_s = opts.timeout_s;
-  RunnerPool pool(config);
-  MeasureResult r = pool.MeasureOne(candidate);
+  std::unique_ptr<Runner> runner = opts.runner.Make(target.str(), config, global);
+  MeasureResult r = runner->MeasureOne(candidate);
   switch (r.status) {
     case MeasureStatus::kOk:
       break;
@@ -251,14 +255,16 @@ void RunTimeCuda(const TimeCli& opts, const LoadedFunction& f, const Target& tar
                                       {"samples", r.seconds},
                                       {"flops", f.flops},
                                       {"gflops", f.flops / r.median / 1e9},
-                                      {"kernels", DescribeKernels(b)}}
+                                      {"kernels", DescribeKernels(b)},
+                                      {"device", r.device}}
                            .dump(2));
     return;
   }
   fmt::print("{}: {:.4f} ms, {:.1f} GFLOP/s ({} samples, L2 flushed before each)\n", f.label,
              r.median * 1e3, f.flops / r.median / 1e9, r.seconds.size());
-  fmt::print("  verified against the {} (max abs error {:.2g}); {} kernel(s) for {}\n",
-             task.reference_source, r.max_abs_error, b.module.kernels.size(), target.str());
+  fmt::print("  verified against the {} (max abs error {:.2g}); {} kernel(s) for {}{}\n",
+             task.reference_source, r.max_abs_error, b.module.kernels.size(), target.str(),
+             r.device.empty() ? std::string() : "; measured on " + r.device);
 }
 
 // The kernel runs in a runner process (local, or a device pool's agent), never in this one: a
@@ -269,7 +275,6 @@ void RunTime(const TimeCli& opts, const GlobalOptions& global) {
   }
   LoadedFunction f = LoadFunction(opts.input);
   if (Target cuda = ParseTargetOrHost(opts.target); cuda.is_cuda()) {
-    if (opts.runner.remote()) TT_USER_ERROR("--runner: device pools measure CPU targets only");
     RunTimeCuda(opts, f, cuda, global);
     return;
   }

@@ -192,35 +192,43 @@ Kernel Module::Function(const std::string& name) const {
   return k;
 }
 
-Context::Context(int ordinal) {
+DeviceInfo QueryDevice(int ordinal) {
   const DriverApi& a = Api();
   if (ordinal < 0 || ordinal >= Driver().device_count) {
     throw CudaUnavailable(fmt::format("no CUDA device {} on this host ({} device{})", ordinal,
                                       Driver().device_count,
                                       Driver().device_count == 1 ? "" : "s"));
   }
+  CuDevice device = 0;
+  Check(a.cuDeviceGet(&device, ordinal), "cuDeviceGet");
+  DeviceInfo info;
+  info.ordinal = ordinal;
+  char name[256] = {};
+  Check(a.cuDeviceGetName(name, sizeof(name) - 1, device), "cuDeviceGetName");
+  info.name = name;
+  info.cc_major = Attribute(a, kAttrCcMajor, device);
+  info.cc_minor = Attribute(a, kAttrCcMinor, device);
+  info.sm_count = Attribute(a, kAttrSmCount, device);
+  info.clock_khz = Attribute(a, kAttrClockRate, device);
+  info.memory_clock_khz = Attribute(a, kAttrMemoryClockRate, device);
+  info.memory_bus_bits = Attribute(a, kAttrMemoryBusWidth, device);
+  info.l2_bytes = Attribute(a, kAttrL2Size, device);
+  info.max_shared_optin_bytes = Attribute(a, kAttrMaxSharedOptin, device);
+  size_t memory = 0;
+  Check(a.cuDeviceTotalMem(&memory, device), "cuDeviceTotalMem");
+  info.memory_bytes = static_cast<int64_t>(memory);
+  Check(a.cuDriverGetVersion(&info.driver_version), "cuDriverGetVersion");
+  return info;
+}
+
+Context::Context(int ordinal) {
+  const DriverApi& a = Api();
+  info_ = QueryDevice(ordinal);
   Check(a.cuDeviceGet(&device_, ordinal), "cuDeviceGet");
   Check(a.cuDevicePrimaryCtxRetain(&context_, device_), "cuDevicePrimaryCtxRetain");
   Check(a.cuCtxSetCurrent(context_), "cuCtxSetCurrent");
   Check(a.cuEventCreate(&start_, 0), "cuEventCreate");
   Check(a.cuEventCreate(&stop_, 0), "cuEventCreate");
-
-  info_.ordinal = ordinal;
-  char name[256] = {};
-  Check(a.cuDeviceGetName(name, sizeof(name) - 1, device_), "cuDeviceGetName");
-  info_.name = name;
-  info_.cc_major = Attribute(a, kAttrCcMajor, device_);
-  info_.cc_minor = Attribute(a, kAttrCcMinor, device_);
-  info_.sm_count = Attribute(a, kAttrSmCount, device_);
-  info_.clock_khz = Attribute(a, kAttrClockRate, device_);
-  info_.memory_clock_khz = Attribute(a, kAttrMemoryClockRate, device_);
-  info_.memory_bus_bits = Attribute(a, kAttrMemoryBusWidth, device_);
-  info_.l2_bytes = Attribute(a, kAttrL2Size, device_);
-  info_.max_shared_optin_bytes = Attribute(a, kAttrMaxSharedOptin, device_);
-  size_t memory = 0;
-  Check(a.cuDeviceTotalMem(&memory, device_), "cuDeviceTotalMem");
-  info_.memory_bytes = static_cast<int64_t>(memory);
-  Check(a.cuDriverGetVersion(&info_.driver_version), "cuDriverGetVersion");
 }
 
 Context::~Context() {

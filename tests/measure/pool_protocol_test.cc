@@ -7,7 +7,9 @@
 #include <filesystem>
 #include <fstream>
 
+#include "tirtune/measure/agent.h"
 #include "tirtune/measure/redis_client.h"
+#include "tirtune/runtime/cuda_driver.h"
 
 namespace tirtune {
 namespace {
@@ -156,6 +158,46 @@ TEST(PoolProtocol, DeviceClassesDifferByTargetAndCores) {
   EXPECT_NE(a.id(), b.id());
   EXPECT_EQ(a.id(), pool::HostDeviceClass("llvm -mcpu=znver5 -num-cores=2", 2).id());
   EXPECT_EQ(a.text.rfind("llvm -mcpu=znver5 -num-cores=2 on ", 0), 0u) << a.text;
+}
+
+// A GPU's class: the GPU's name, architecture, SMs, memory and clock; another GPU (or the same
+// one with another target) is another class.
+TEST(PoolProtocol, GpuDeviceClassesAreTheGpusAndTheTarget) {
+  cuda::DeviceInfo h200;
+  h200.name = "NVIDIA H200";
+  h200.cc_major = 9;
+  h200.sm_count = 132;
+  h200.memory_bytes = int64_t{143} << 30;
+  h200.clock_khz = 1980000;
+  cuda::DeviceInfo h100 = h200;
+  h100.name = "NVIDIA H100 80GB HBM3";
+  h100.memory_bytes = int64_t{80} << 30;
+  pool::DeviceClass a = pool::GpuDeviceClass("cuda -arch=sm_90", h200);
+  EXPECT_EQ(a.text, "cuda -arch=sm_90 on NVIDIA H200 (132 SMs)");
+  EXPECT_NE(a.fingerprint.find("sm_90"), std::string::npos) << a.fingerprint;
+  EXPECT_NE(a.id(), pool::GpuDeviceClass("cuda -arch=sm_90", h100).id());
+  EXPECT_NE(a.id(), pool::GpuDeviceClass("cuda -arch=sm_90 -max-threads-per-block=512", h200).id());
+  EXPECT_EQ(a.id(), pool::GpuDeviceClass("cuda -arch=sm_90", h200).id());
+}
+
+// An agent for a cuda target needs a GPU of that architecture; without one it says so before it
+// ever reaches the broker.
+TEST(PoolAgent, ACudaAgentWithoutAGpuSaysSo) {
+  std::string why;
+  if (cuda::CudaDriverAvailable(&why)) GTEST_SKIP() << "a GPU is present";
+  AgentConfig config;
+  config.broker = ParseBrokerUrl("redis://127.0.0.1:1");
+  config.target = "cuda -arch=sm_90";
+  config.allow_unsigned = true;
+  std::atomic<bool> stop{false};
+  try {
+    RunAgent(config, stop);
+    FAIL() << "the agent ran";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("an agent for cuda -arch=sm_90 needs a GPU"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace

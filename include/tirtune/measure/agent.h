@@ -24,6 +24,9 @@ struct AgentConfig {
   std::vector<int> cpus;
   /// Cores it measures on (the class's fingerprint); default: the target's -num-cores.
   int cores = 0;
+  /// For a `cuda` target: the GPU it measures on (its class is the GPU's, GpuDeviceClass; the
+  /// GPU's architecture must be the target's). Default 0.
+  int cuda_device = 0;
   /// Empty: the tirtune-runner built with this library.
   std::string runner_path;
   /// Run kernels in sandboxed runners (no network, no new privileges; RunnerConfig::sandbox).

@@ -19,6 +19,7 @@
 
 #include "tirtune/measure/runner.h"
 #include "tirtune/measure/runner_protocol.h"
+#include "tirtune/runtime/cuda_driver.h"
 #include "tirtune/support/sha256.h"
 
 namespace tirtune::pool {
@@ -47,6 +48,10 @@ struct DeviceClass {
 
 /// This host's class when measuring for `target` (canonical) on `cores` cores.
 DeviceClass HostDeviceClass(const std::string& target, int cores);
+
+/// The class of a GPU measuring for a `cuda` target: its name, compute capability, SMs, memory
+/// and clock ("cuda -arch=sm_90 on NVIDIA H200 (132 SMs)").
+DeviceClass GpuDeviceClass(const std::string& target, const cuda::DeviceInfo& device);
 
 /// An Ed25519 key: 32 public bytes, and the 64-byte secret for a signer.
 struct SigningKey {

@@ -56,6 +56,10 @@ struct DeviceInfo {
   std::string Arch() const;
 };
 
+/// What device `ordinal` is, read without making a context (cheap: no GPU memory is taken).
+/// CudaUnavailable when there is no driver or no such device.
+DeviceInfo QueryDevice(int ordinal);
+
 class Context;
 
 /// Device memory, freed when the last owner lets go.
