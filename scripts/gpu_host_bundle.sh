@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Packs tirtune for a GPU host that has the NVIDIA driver and CUDA (NVRTC, nvJitLink) but none of
-# our build dependencies (no LLVM, XGBoost, TBB, SQLite, ...): tirtune, tirtune-runner and
-# tirtune-gpu-runner built with LLVM linked statically (-DTIRTUNE_STATIC_LLVM=ON, build/gpu-host),
+# our build dependencies (no LLVM, XGBoost, TBB, SQLite, ...): tirtune, tirtune-runner,
+# tirtune-gpu-runner and tirtune-agent built with LLVM linked statically (-DTIRTUNE_STATIC_LLVM=ON, build/gpu-host),
 # the shared libraries they need beside them (not the C and C++ runtimes, which every host has),
 # and a launcher that points the loader at them and at the host's NVRTC. Writes
 # build/tirtune-gpu-host.tar.xz (or $1) and refuses to exceed 60 MiB.
@@ -14,13 +14,16 @@ BUILD_DIR="${BUILD_DIR:-build/gpu-host}"
 bash scripts/setup.sh
 cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTIRTUNE_STATIC_LLVM=ON \
   -DTIRTUNE_BUILD_TESTS=OFF -DTIRTUNE_BUILD_BENCH=OFF > /dev/null
-cmake --build "$BUILD_DIR" --target tirtune tirtune-runner tirtune-gpu-runner
+cmake --build "$BUILD_DIR" --target tirtune tirtune-runner tirtune-gpu-runner tirtune-agent
 
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage/bin" "$stage/lib"
 cp "$BUILD_DIR/src/tirtune" "$BUILD_DIR/measure/tirtune-runner" \
-   "$BUILD_DIR/measure/tirtune-gpu-runner" "$stage/bin/"
+   "$BUILD_DIR/measure/tirtune-gpu-runner" "$BUILD_DIR/measure/tirtune-agent" "$stage/bin/"
+# WITH_REDIS=1: Debian's redis-server too, to try a device pool on a GPU host that has no broker
+# (bench/gpu/pool_check.sh).
+if [ "${WITH_REDIS:-0}" = 1 ]; then cp -L "$(command -v redis-server)" "$stage/bin/redis-server"; fi
 strip "$stage/bin/"*
 # Every shared library the programs load, except the C/C++ runtime and the loader.
 for program in "$stage/bin/"*; do ldd "$program"; done | awk '/=> \// {print $3}' | sort -u |
@@ -42,9 +45,13 @@ for dir in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib \
     cuda_libs="$cuda_libs:$dir"
   fi
 done
-LD_LIBRARY_PATH="$here/lib$cuda_libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" exec "$here/bin/tirtune" "$@"
+LD_LIBRARY_PATH="$here/lib$cuda_libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+  exec "$here/bin/$(basename "$0")" "$@"
 EOF
 chmod +x "$stage/tirtune"
+for program in tirtune-agent $([ "${WITH_REDIS:-0}" = 1 ] && echo redis-server); do
+  cp "$stage/tirtune" "$stage/$program"
+done
 tar cJf "$out" -C "$stage" .
 size=$(stat -c %s "$out")
 echo "wrote $out: $((size / 1048576)) MiB ($(du -sh "$stage" | cut -f1) unpacked)"

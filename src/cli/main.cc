@@ -12,6 +12,9 @@
 #include "tirtune/support/version.h"
 
 int main(int argc, char** argv) {
+  // nvJitLink must compile every cubin itself, or it prints no ptxas report for the resource
+  // gates (src/codegen/cuda/nvrtc_compiler.cc); set here, before any thread runs.
+  setenv("CUDA_CACHE_DISABLE", "1", 1);
   CLI::App app{"tirtune: a tensor-program auto-tuner"};
   app.require_subcommand(1);
   // Subcommands copy this setting when created: options they do not know (such as --json) are

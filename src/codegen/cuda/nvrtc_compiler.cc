@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <mutex>
 
 #include "tirtune/codegen/cuda.h"
@@ -63,6 +64,14 @@ struct LoadedApi {
 const LoadedApi& Api() {
   static const LoadedApi loaded = [] {
     LoadedApi l;
+    // Where a driver is installed, nvJitLink takes a cubin it made before from the driver's
+    // compute cache (~/.nv/ComputeCache) and then prints no ptxas report, which the resource
+    // gates need for every kernel: measured on an H200 host, the second build of a kernel failed
+    // with "ptxas reported nothing". `tirtune` sets this at startup, before any thread; this is
+    // for other programs of the library.
+    if (const char* v = std::getenv("CUDA_CACHE_DISABLE"); v == nullptr || std::string(v) != "1") {
+      setenv("CUDA_CACHE_DISABLE", "1", 1);
+    }
     std::string why;
     void* nvrtc = OpenFirst({"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"}, &why);
     void* link = OpenFirst({"libnvJitLink.so.13", "libnvJitLink.so.12", "libnvJitLink.so"}, &why);

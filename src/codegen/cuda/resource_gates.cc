@@ -55,7 +55,10 @@ std::vector<std::string> CheckResourceGates(const GpuModule& module, const CudaB
       if (k.kernel == kernel.name) r = &k;
     }
     if (r == nullptr) {
-      failures.push_back(fmt::format("{}: ptxas reported nothing for it", kernel.name));
+      failures.push_back(fmt::format(
+          "{}: ptxas reported nothing for it (a cubin from the driver's compute cache? "
+          "CUDA_CACHE_DISABLE=1 makes nvJitLink compile and report)",
+          kernel.name));
       continue;
     }
     if (r->spill_store_bytes > 0 || r->spill_load_bytes > 0) {
