@@ -23,7 +23,10 @@
 // passes expand. Thread-bound loops keep every allocation above them on the CPU; for a GPU
 // (AllocationPlacement::kGpu), where their iterations are threads, shared and local buffers move
 // into blockIdx loops (one copy per block), local buffers into threadIdx and vthread loops (one
-// per thread) and shared buffers stay above those (one per block, whichever thread touches it). A
+// per thread) and shared buffers stay above those (one per block, whichever thread touches it),
+// compacted to the region where they would go further down (a loop under the threads whose
+// iterations use their own part), with the threadIdx and vthread loops relaxed: a GEMM's A tile
+// fetched per slice of K under the thread loops is the block's tile of that slice. A
 // dimension keeps its full extent when the accessed extent is not bounded by a constant smaller
 // than it. Strides are padded as storage_align requested (storage_align.cc) for the compacted
 // shape; a buffer declared with explicit strides keeps them.
@@ -87,6 +90,10 @@ class RegionCollector : public StmtVisitor {
     }
     return region_;
   }
+
+  /// Relaxes `var` over `range` as if it were a loop inside the statement (a GPU thread index
+  /// for a shared buffer, whose one copy serves every thread).
+  void Relax(const Var& var, const Range& range) { dom_[var] = range; }
 
   /// The indices of every access of the buffer that Collect saw.
   const std::vector<std::vector<Expr>>& accesses() const { return accesses_; }
@@ -288,7 +295,15 @@ class AllocationCompactor : public StmtMutator {
       enclosing_.push_back(loop);
       Stmt body = Sink(buffer, loop->body);
       enclosing_.pop_back();
-      return WithBody(loop, body);
+      Stmt out = WithBody(loop, body);
+      // A shared buffer is one per GPU block: compacted below the thread loops (its region
+      // relaxed over them), it is allocated above them.
+      if (IsThreadLoop(loop) && buffer->scope == StorageScope::kShared) {
+        Buffer compact;
+        out = RemoveAllocation(out, b->name, &compact);
+        if (compact.defined()) out = MakeAllocate(compact, out);
+      }
+      return out;
     }
     if (const auto* branch = s.as<IfThenElseNode>()) {
       bool in_then = UsesBuffer(branch->then_case, b);
@@ -309,19 +324,56 @@ class AllocationCompactor : public StmtMutator {
     return AllocateHere(buffer, s);
   }
 
-  // Whether a GPU allocation moves into a thread-bound loop (see the file comment).
+  // Whether a GPU allocation moves into a thread-bound loop (see the file comment). A shared
+  // buffer goes through threadIdx and vthread loops only to find where its region is compacted;
+  // its Allocate ends above them (Sink).
   bool MovesIntoThreads(const Buffer& buffer, const ForNode* loop) const {
     if (placement_ != AllocationPlacement::kGpu) return false;
-    bool block_axis = loop->thread_tag.rfind("blockIdx.", 0) == 0;
     switch (buffer->scope) {
       case StorageScope::kLocal:
-        return true;
       case StorageScope::kShared:
-        return block_axis;
+        return true;
       case StorageScope::kGlobal:
         return false;
     }
     return false;
+  }
+
+  static bool IsThreadLoop(const ForNode* loop) {
+    return loop->for_kind == ForKind::kThreadBinding &&
+           (loop->thread_tag.rfind("threadIdx.", 0) == 0 ||
+            loop->thread_tag.rfind("vthread", 0) == 0);
+  }
+
+  // For a shared GPU buffer, the enclosing threadIdx and vthread loops are relaxed like loops
+  // inside the statement: the region is what every thread of the block touches.
+  void RelaxThreads(const Buffer& buffer, RegionCollector* collector) const {
+    if (placement_ != AllocationPlacement::kGpu || buffer->scope != StorageScope::kShared) return;
+    for (const ForNode* loop : enclosing_) {
+      if (IsThreadLoop(loop)) collector->Relax(loop->loop_var, Range{loop->min, loop->extent});
+    }
+  }
+
+  // `s` without the Allocate of the buffer named `name` (kept in `*allocated`), if it has one.
+  static Stmt RemoveAllocation(const Stmt& s, const std::string& name, Buffer* allocated) {
+    class Remover : public StmtMutator {
+     public:
+      Remover(const std::string& name, Buffer* out) : name_(name), out_(out) {}
+      using StmtMutator::VisitStmt_;
+      Stmt VisitStmt_(const AllocateNode* op) override {
+        if (op->buffer->name == name_ && op->buffer->scope == StorageScope::kShared &&
+            !out_->defined()) {
+          *out_ = op->buffer;
+          return VisitStmt(op->body);
+        }
+        return StmtMutator::VisitStmt_(op);
+      }
+
+     private:
+      const std::string& name_;
+      Buffer* out_;
+    };
+    return Remover(name, allocated).VisitStmt(s);
   }
 
   // An analyzer that knows the ranges of the loops around the current position.
@@ -338,7 +390,9 @@ class AllocationCompactor : public StmtMutator {
   bool IterationPrivate(const Buffer& buffer, const ForNode* loop) {
     arith::Analyzer analyzer = EnclosingFacts();
     analyzer.Bind(loop->loop_var, Range{loop->min, loop->extent});
-    auto region = RegionCollector(buffer.get(), &analyzer).Collect(loop->body);
+    RegionCollector collector(buffer.get(), &analyzer);
+    RelaxThreads(buffer, &collector);
+    auto region = collector.Collect(loop->body);
     if (!region) return true;
     const Var& v = loop->loop_var;
     VarMap next{{v.get(), v + 1}};
@@ -363,7 +417,9 @@ class AllocationCompactor : public StmtMutator {
       if (std::optional<Stmt> per_thread = AllocatePerThread(buffer, s)) return *per_thread;
     }
     arith::Analyzer analyzer = EnclosingFacts();
-    auto region = RegionCollector(buffer.get(), &analyzer).Collect(s);
+    RegionCollector collector(buffer.get(), &analyzer);
+    RelaxThreads(buffer, &collector);
+    auto region = collector.Collect(s);
     if (!region) return s;
     std::vector<Expr> shape, offsets;
     bool changed = false;

@@ -10,6 +10,7 @@
 #include "lower_check.h"
 #include "tirtune/ir/functor.h"
 #include "tirtune/ir/op.h"
+#include "tirtune/te/workload_registry.h"
 
 namespace tirtune::testing {
 namespace {
@@ -137,6 +138,40 @@ TEST(LowerGpu, StagesBoundApartBecomeKernelsWithAGlobalIntermediate) {
   ASSERT_EQ(module.global_allocs.size(), 1u);
   EXPECT_EQ(module.global_allocs[0]->name, "T");
   EXPECT_EQ(module.kernels[1].name, "two_stages_kernel1");
+  EXPECT_EQ(CompareWithInterpreter(f, module), "");
+}
+
+// MetaSchedule's CUDA tiling puts the shared caches under the thread loops (at the outer k loop
+// inside threadIdx): compute_at covers what every thread of the GPU block reads, and the copy
+// bound to the same threads fetches it together.
+TEST(LowerGpu, ASharedCacheComputedUnderTheThreadLoopsHoldsTheBlocksTile) {
+  PrimFunc f = MakeWorkload("gemm:64,64,64").func;
+  Schedule sch(f);
+  BlockRV c = sch.GetBlock("C");
+  std::vector<LoopRV> loops = sch.GetLoops(c);
+  std::vector<LoopRV> is = sch.Split(loops[0], {kInfer, F(4), F(4)});
+  std::vector<LoopRV> js = sch.Split(loops[1], {kInfer, F(4), F(4)});
+  std::vector<LoopRV> ks = sch.Split(loops[2], {kInfer, F(8)});
+  sch.Reorder({is[0], js[0], is[1], js[1], ks[0], ks[1], is[2], js[2]});
+  sch.Bind(is[0], "blockIdx.y");
+  sch.Bind(js[0], "blockIdx.x");
+  sch.Bind(is[1], "threadIdx.y");
+  sch.Bind(js[1], "threadIdx.x");
+  for (const char* input : {"A", "B"}) {
+    BlockRV cache = sch.CacheRead(c, gpu_schedules::ReadIndex(sch, c, input),
+                                  StorageScope::kShared);
+    sch.ComputeAt(cache, ks[0]);
+    std::vector<LoopRV> cl = sch.GetLoops(cache);  // by, bx, ty, tx, k0, ax0, ax1
+    ASSERT_EQ(cl.size(), 7u);
+    // The block's 16 x 8 tile of A (8 x 16 of B), not one thread's 4 x 8.
+    EXPECT_EQ(*AsConstInt(sch.Get(cl[5])->extent) * *AsConstInt(sch.Get(cl[6])->extent), 128);
+    std::vector<LoopRV> parts = sch.Split(sch.Fuse({cl[5], cl[6]}), {kInfer, F(4), F(4)});
+    sch.Bind(parts[1], "threadIdx.y");
+    sch.Bind(parts[2], "threadIdx.x");
+  }
+  GpuModule module = LowerGpu(sch.func(), kSm90);
+  ASSERT_EQ(module.kernels.size(), 1u);
+  EXPECT_EQ(module.kernels[0].SharedBytes(), 2 * 128 * 4) << PrintGpuModule(module);
   EXPECT_EQ(CompareWithInterpreter(f, module), "");
 }
 

@@ -20,7 +20,10 @@
 // writes; `index` picks a position explicitly (-1: the first such place for compute_at, the last
 // for reverse_compute_at).
 // Iterators get the range covering what the consumers read in one iteration of the loop; the
-// others keep their whole domain. A predicate keeps iterators inside their domains when that
+// others keep their whole domain. For a block writing a shared buffer, the threadIdx and vthread
+// loops around the loop (and the loop itself, when bound so) count as inside it: the region
+// covers what all the GPU block's threads read, which the block's threads then fetch together
+// once its copy loops are bound to threadIdx as well. A predicate keeps iterators inside their domains when that
 // cannot be proven.
 //
 // Before:                                 After ComputeAt(B, i0):
@@ -241,11 +244,27 @@ static void ComputeAtImpl(ScheduleState* state, const BlockRealizeNode* realize,
     }
   }
   analyzer.Bind(loop->loop_var, Range{loop->min, loop->extent});
+  // A shared buffer is one per GPU block: computed under threadIdx (or vthread) loops, it must
+  // hold what every thread of the block needs, so those loops around the target (and the target
+  // itself) are relaxed like the loops inside it (compute_at only).
+  VarRangeMap threads;
+  if (!reverse) {
+    std::vector<const ForNode*> around = {loop};
+    for (const StmtNode* a : state->Ancestors(loop)) {
+      if (a->kind() == NodeKind::kFor) around.push_back(static_cast<const ForNode*>(a));
+    }
+    for (const ForNode* f : around) {
+      if (f->thread_tag.rfind("threadIdx.", 0) == 0 || f->thread_tag.rfind("vthread", 0) == 0) {
+        threads[f->loop_var] = Range{f->min, f->extent};
+      }
+    }
+  }
   std::unordered_map<const VarNode*, IntSet> iter_sets;
   for (const BufferRegion& mine : own) {
     std::vector<IntSet> needed(mine.region.size(), IntSet::Nothing());
     for (const BlockRealizeNode* dep : dependents) {
       VarRangeMap inner;
+      if (mine.buffer->scope == StorageScope::kShared) inner = threads;
       bool below = false;
       for (const ForNode* f : state->LoopsAbove(dep)) {
         if (below) inner[f->loop_var] = Range{f->min, f->extent};
