@@ -98,7 +98,11 @@ json WriteCase(const std::string& dir, const CaseSpec& spec, const GpuModule& mo
                 b->name);
       args.push_back(at - names.begin());
     }
-    kernels.push_back({{"name", k.name}, {"grid", k.grid}, {"block", k.block}, {"args", args}});
+    kernels.push_back({{"name", k.name},
+                       {"grid", k.grid},
+                       {"block", k.block},
+                       {"args", args},
+                       {"dynamic_shared", k.DynamicSharedBytes()}});
   }
   c["kernels"] = kernels;
   return c;

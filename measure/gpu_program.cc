@@ -15,7 +15,7 @@ namespace tirtune {
 namespace {
 
 constexpr char kMagic[4] = {'T', 'T', 'G', 'P'};
-constexpr uint32_t kVersion = 1;
+constexpr uint32_t kVersion = 2;  // 2: dynamic shared memory per launch
 
 class Out {
  public:
@@ -72,7 +72,7 @@ GpuProgram GpuProgram::Of(const GpuModule& module, const CudaBinary& binary) {
     p.intermediates.push_back({b->dtype, b.ConstNumElements()});
   }
   for (const GpuKernel& k : module.kernels) {
-    Launch launch{k.name, k.grid, k.block, {}};
+    Launch launch{k.name, k.grid, k.block, {}, k.DynamicSharedBytes()};
     for (const Buffer& b : k.params) {
       auto number = [&](const std::vector<Buffer>& list) {
         auto it = std::find_if(list.begin(), list.end(),
@@ -108,6 +108,7 @@ std::string GpuProgram::Serialize() const {
     for (int64_t v : l.block) o.Pod(v);
     o.Pod<uint32_t>(static_cast<uint32_t>(l.args.size()));
     for (int a : l.args) o.Pod<int32_t>(a);
+    o.Pod<int64_t>(l.dynamic_shared_bytes);
   }
   o.Text(cubin);
   return o.Take();
@@ -140,6 +141,11 @@ GpuProgram GpuProgram::Deserialize(const std::string& payload) {
     for (int64_t& v : l.block) v = in.Pod<int64_t>("a block extent");
     uint32_t args = in.Pod<uint32_t>("a launch's arguments");
     for (uint32_t a = 0; a < args; ++a) l.args.push_back(in.Pod<int32_t>("an argument"));
+    l.dynamic_shared_bytes = in.Pod<int64_t>("a launch's dynamic shared memory");
+    if (l.dynamic_shared_bytes < 0) {
+      TT_USER_ERROR("GPU program: kernel {} has {} bytes of dynamic shared memory", l.kernel,
+                    l.dynamic_shared_bytes);
+    }
     for (int64_t v : l.grid) {
       if (v < 1) TT_USER_ERROR("GPU program: kernel {} has a grid extent {}", l.kernel, v);
     }

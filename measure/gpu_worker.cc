@@ -108,7 +108,8 @@ RunReply HandleGpuRunRequest(const RunRequest& request) {
       for (size_t k = 0; k < kernels.size(); ++k) {
         std::vector<void*> values;
         for (uint64_t& a : addresses[k]) values.push_back(&a);
-        ctx.Launch(kernels[k], program.launches[k].grid, program.launches[k].block, 0, values);
+        const GpuProgram::Launch& l = program.launches[k];
+        ctx.Launch(kernels[k], l.grid, l.block, l.dynamic_shared_bytes, values);
       }
     };
     if (s.flush.bytes() == 0) {

@@ -19,10 +19,11 @@ def text(b):
 
 
 def gpu_program(cubin, kernel, grid, block, args):
-    out = b"TTGP" + struct.pack("<I", 1) + struct.pack("<I", 0) + struct.pack("<I", 1)
+    out = b"TTGP" + struct.pack("<I", 2) + struct.pack("<I", 0) + struct.pack("<I", 1)
     out += text(kernel.encode())
     out += struct.pack("<3q", *grid) + struct.pack("<3q", *block)
     out += struct.pack("<I", len(args)) + b"".join(struct.pack("<i", a) for a in args)
+    out += struct.pack("<q", 0)  # dynamic shared memory
     return out + text(cubin)
 
 

@@ -29,6 +29,12 @@ run time --workload softmax:4096,1024 --target "$cuda" \
   --trace bench/gpu/traces/softmax_cross_4096x1024.json
 run time --workload global_avg_pool2d:32,7,7,2048 --target "$cuda" \
   --trace bench/gpu/traces/global_avg_pool2d_32x7x7x2048.json
+# 64 KiB of shared memory: dynamic shared memory, opted into at launch.
+run time --workload gemm:2048,2048,2048 --target "$cuda" \
+  --trace bench/gpu/traces/gemm_4096_dynamic_shared.json
+# The same kernel built twice: nvJitLink must not take the second from the driver's cache.
+run build --workload gemm:1024,1024,1024 --target "$cuda" --trace bench/gpu/traces/gemm_4096.json \
+  -o "$t/again.cubin"
 # A K the trace's k tile (32) does not divide: refused, or guarded and verified, never wrong.
 run time --workload gemm:1024,1024,1000 --target "$cuda" --trace bench/gpu/traces/gemm_4096.json
 run time --workload gemm:256,256,256 --target "llvm -num-cores=2"

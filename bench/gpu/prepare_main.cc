@@ -301,6 +301,11 @@ int Main(int argc, char** argv) {
        .vector_lanes = 4},
       {.threads_y = 16, .threads_x = 16, .tile_y = 8, .tile_x = 8, .k_tile = 8, .strided = false,
        .vector_lanes = 4},
+      // Beyond 48 KiB of shared memory: dynamic shared memory (128 x 128 tiles, k tile 64 / 48).
+      {.threads_y = 16, .threads_x = 16, .tile_y = 8, .tile_x = 8, .k_tile = 64, .strided = false,
+       .vector_lanes = 4},
+      {.threads_y = 8, .threads_x = 16, .tile_y = 8, .tile_x = 8, .k_tile = 128, .strided = false,
+       .vector_lanes = 4},
   };
   auto gemm = [](GemmTiling t) {
     return [t](const PrimFunc& f) { return TiledGemmSchedule(f, t); };

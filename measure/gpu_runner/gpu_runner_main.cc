@@ -56,6 +56,7 @@ struct Launch {
   cuda::Kernel kernel;
   std::array<int64_t, 3> grid{}, block{};
   std::vector<size_t> args;
+  int64_t dynamic_shared_bytes = 0;
 };
 
 double Median(std::vector<double> v) {
@@ -113,7 +114,7 @@ class BundleRunner {
     json kernel_info = json::array();
     for (const json& k : c.at("kernels")) {
       Launch l{module.Function(k.at("name")), Dims(k.at("grid")), Dims(k.at("block")),
-               k.at("args").get<std::vector<size_t>>()};
+               k.at("args").get<std::vector<size_t>>(), k.value("dynamic_shared", int64_t{0})};
       kernel_info.push_back({{"name", l.kernel.name},
                              {"registers", l.kernel.registers},
                              {"local_bytes", l.kernel.local_bytes},
@@ -125,7 +126,7 @@ class BundleRunner {
       for (const Launch& l : launches) {
         std::vector<void*> args;
         for (size_t a : l.args) args.push_back(&buffers.at(a).address);
-        ctx_.Launch(l.kernel, l.grid, l.block, 0, std::move(args));
+        ctx_.Launch(l.kernel, l.grid, l.block, l.dynamic_shared_bytes, std::move(args));
       }
     };
     run_all();

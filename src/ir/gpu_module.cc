@@ -14,6 +14,18 @@ int64_t GpuKernel::SharedBytes() const {
   return bytes;
 }
 
+int64_t GpuKernel::SharedOffset(size_t i) const {
+  int64_t offset = 0;
+  for (size_t j = 0; j < i && j < shared.size(); ++j) {
+    offset += (shared[j].ConstNumElements() * shared[j]->dtype.bytes() + 15) / 16 * 16;
+  }
+  return offset;
+}
+
+int64_t GpuKernel::DynamicSharedBytes() const {
+  return dynamic_shared ? SharedOffset(shared.size()) : 0;
+}
+
 namespace {
 
 std::string BufferList(const std::vector<Buffer>& buffers) {
@@ -49,7 +61,10 @@ std::string PrintGpuModule(const GpuModule& module) {
     std::vector<std::string> params;
     for (const Buffer& b : k.params) params.push_back(b->name);
     out += fmt::format("  # params: {}\n", fmt::join(params, ", "));
-    if (!k.shared.empty()) out += fmt::format("  # shared {}\n", BufferList(k.shared));
+    if (!k.shared.empty()) {
+      out += fmt::format("  # shared{} {}\n", k.dynamic_shared ? " (dynamic)" : "",
+                         BufferList(k.shared));
+    }
     out += Indented(ToString(k.body), "  ");
   }
   return out;

@@ -1,7 +1,9 @@
 // PlanGpuAllocations: a kernel's shared buffers leave its body and become the kernel's
 // declarations (GpuKernel::shared: one array per block, live for the whole launch, as CUDA's
-// `__shared__` arrays are), checked against the target's static shared memory; local buffers
-// stay where they are allocated, one copy per thread, and must have a constant size.
+// `__shared__` arrays are), checked against the target's shared memory: beyond the static limit
+// (48 KiB) they go into dynamic shared memory (GpuKernel::dynamic_shared), up to the opt-in
+// limit; local buffers stay where they are allocated, one copy per thread, and must have a
+// constant size.
 //
 //   kernel f_kernel0:                          kernel f_kernel0, shared A_sh (512 x float32):
 //     for ko in range(16):                       for ko in range(16):
@@ -48,8 +50,15 @@ GpuKernel PlanGpuAllocations(const GpuKernel& kernel, const GpuLimits& limits) {
   out.body = hoister.VisitStmt(kernel.body);
   out.shared.insert(out.shared.end(), hoister.shared.begin(), hoister.shared.end());
   if (out.SharedBytes() > limits.max_shared_memory_per_block) {
-    TT_USER_ERROR("kernel {} needs {} bytes of shared memory per block; the target allows {}",
-                  out.name, out.SharedBytes(), limits.max_shared_memory_per_block);
+    // Beyond static `__shared__` arrays: dynamic shared memory, which the launch opts into.
+    out.dynamic_shared = true;
+    if (out.DynamicSharedBytes() > limits.max_dynamic_shared_memory_per_block) {
+      TT_USER_ERROR(
+          "kernel {} needs {} bytes of shared memory per block; the target allows {} ({} "
+          "without the opt-in)",
+          out.name, out.DynamicSharedBytes(), limits.max_dynamic_shared_memory_per_block,
+          limits.max_shared_memory_per_block);
+    }
   }
   return out;
 }

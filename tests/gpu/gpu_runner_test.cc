@@ -114,7 +114,7 @@ GpuProgram TwoKernelProgram() {
   p.cubin = std::string("\x7f" "ELF\0\1", 6) + std::string(1000, '\xab');
   p.intermediates = {{DataType::Float(32), 4096}};
   p.launches = {{"f_kernel0", {16, 1, 1}, {256, 1, 1}, {0, 2}},
-                {"f_kernel1", {4, 2, 1}, {32, 8, 1}, {2, 1}}};
+                {"f_kernel1", {4, 2, 1}, {32, 8, 1}, {2, 1}, 65536}};
   return p;
 }
 
@@ -131,6 +131,8 @@ TEST(GpuProgram, RoundTripsAndRefusesDamagedPayloads) {
   EXPECT_EQ(q.launches[1].grid, (std::array<int64_t, 3>{4, 2, 1}));
   EXPECT_EQ(q.launches[1].block, (std::array<int64_t, 3>{32, 8, 1}));
   EXPECT_EQ(q.launches[1].args, (std::vector<int>{2, 1}));
+  EXPECT_EQ(q.launches[0].dynamic_shared_bytes, 0);
+  EXPECT_EQ(q.launches[1].dynamic_shared_bytes, 65536);
   // Every truncation is a UserError naming where; so are trailing bytes and another format.
   for (size_t n : {size_t{0}, size_t{3}, size_t{9}, bytes.size() / 2, bytes.size() - 1}) {
     EXPECT_THROW(GpuProgram::Deserialize(bytes.substr(0, n)), UserError) << n;

@@ -54,6 +54,26 @@ TEST(HandSchedules, TiledGemmWithVectorAccesses) {
   EXPECT_NE(source.find("*reinterpret_cast<float4*>(&C["), std::string::npos) << source;
 }
 
+// 64 x 64 block tiles with a k tile of 128: 64 KiB of shared memory, beyond the static 48 KiB,
+// in dynamic shared memory.
+TEST(HandSchedules, TiledGemmWithDynamicSharedMemory) {
+  PrimFunc gemm = MakeWorkload("gemm:64,64,128").func;
+  GemmTiling t{.threads_y = 16, .threads_x = 16, .tile_y = 4, .tile_x = 4, .k_tile = 128,
+               .strided = false, .unroll = false, .vector_lanes = 4};
+  Schedule sch = TiledGemmSchedule(gemm, t);
+  GpuModule module = LowerGpu(sch.func(), kLimits);
+  ASSERT_TRUE(module.kernels[0].dynamic_shared);
+  EXPECT_EQ(module.kernels[0].DynamicSharedBytes(), 65536);
+  ExpectAgreesAndCompiles(gemm, sch, "");
+  std::string source = EmitCudaSource(module);
+  EXPECT_NE(source.find("extern __shared__ __align__(16) unsigned char tt_shared[];"),
+            std::string::npos)
+      << source;
+  EXPECT_NE(source.find("float* const B_shared = reinterpret_cast<float*>(tt_shared + 32768);"),
+            std::string::npos)
+      << source;
+}
+
 TEST(HandSchedules, TiledGemmWithTheInitInTheKLoop) {
   PrimFunc gemm = MakeWorkload("gemm:64,64,16").func;
   GemmTiling t{.threads_y = 4, .threads_x = 8, .tile_y = 2, .tile_x = 2, .k_tile = 4,

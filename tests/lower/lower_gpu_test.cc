@@ -426,7 +426,7 @@ def f(A: Buffer((256,), float32), B: Buffer((256,), float32)):
             "threadIdx_x]");
 }
 
-TEST(PlanGpuAllocations, SharedMemoryBeyondTheTargetIsRefused) {
+TEST(PlanGpuAllocations, BeyondStaticSharedMemoryIsDynamicAndBeyondTheOptInRefused) {
   PrimFunc f = ParseFunc(R"(@prim_func
 def f(A: Buffer((16384,), float32)):
     for bx in thread_binding(1, thread="blockIdx.x"):
@@ -439,12 +439,18 @@ def f(A: Buffer((16384,), float32)):
                     A[i * 128 + tx] = S[16383 - i * 128 - tx]
 )");
   GpuModule module = SplitHostDevice(f);
+  // 64 KiB: beyond static shared memory, within sm_90's opt-in 227 KiB: dynamic.
+  GpuKernel dynamic = PlanGpuAllocations(module.kernels[0], kSm90);
+  EXPECT_TRUE(dynamic.dynamic_shared);
+  EXPECT_EQ(dynamic.DynamicSharedBytes(), 65536);
   try {
-    PlanGpuAllocations(module.kernels[0], kSm90);
+    GpuLimits small;
+    small.max_dynamic_shared_memory_per_block = 60000;
+    PlanGpuAllocations(module.kernels[0], small);
     FAIL() << "no error";
   } catch (const UserError& e) {
-    EXPECT_NE(std::string(e.what()).find(
-                  "needs 65536 bytes of shared memory per block; the target allows 49152"),
+    EXPECT_NE(std::string(e.what()).find("needs 65536 bytes of shared memory per block; the "
+                                         "target allows 60000 (49152 without the opt-in)"),
               std::string::npos)
         << e.what();
   }

@@ -39,8 +39,18 @@ struct GpuKernel {
   /// What one thread runs (see lower_gpu.h for what it may contain).
   Stmt body;
 
+  /// The shared buffers live in dynamic shared memory (`extern __shared__`, sized at launch and
+  /// opted into above 48 KiB) instead of static `__shared__` arrays: set by PlanGpuAllocations
+  /// when they need more than the static limit.
+  bool dynamic_shared = false;
+
   int64_t ThreadsPerBlock() const { return block[0] * block[1] * block[2]; }
+  /// The shared buffers' bytes.
   int64_t SharedBytes() const;
+  /// Where shared buffer i starts in dynamic shared memory (each 16-byte aligned), and the bytes
+  /// the launch gives (0 unless dynamic_shared).
+  int64_t SharedOffset(size_t i) const;
+  int64_t DynamicSharedBytes() const;
 };
 
 /// A function lowered for a GPU: the host allocates `global_allocs` and launches `kernels` in

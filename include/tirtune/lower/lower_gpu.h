@@ -12,7 +12,8 @@
 //    its body holds no Block, BlockRealize or thread-bound loop (each thread-bound loop was
 //    replaced by its axis's index variable, vthread loops by serial loops);
 //  - every buffer is one-dimensional; the body accesses only the kernel's params (global), its
-//    shared buffers (declared by the kernel, at most the target's static shared memory in all)
+//    shared buffers (declared by the kernel: static `__shared__` arrays up to the target's static
+//    shared memory, or in dynamic shared memory up to its opt-in limit, GpuKernel::dynamic_shared)
 //    and `local` buffers it allocates itself with Allocate nodes of constant size, one copy per
 //    thread;
 //  - loops are serial or unrolled (constant extent); vectorized loops became vector statements
@@ -57,9 +58,9 @@ std::vector<std::string> VerifyThreadBinding(const PrimFunc& func, const GpuLimi
 /// global allocations around them become the module's intermediates (split_host_device.cc).
 GpuModule SplitHostDevice(const PrimFunc& func);
 
-/// A kernel's shared allocations move out of its body into GpuKernel::shared (throws UserError
-/// when they exceed `limits`); local allocations stay, checked to be of constant size
-/// (plan_gpu_allocations.cc).
+/// A kernel's shared allocations move out of its body into GpuKernel::shared, in dynamic shared
+/// memory beyond the static limit (throws UserError beyond the opt-in limit); local allocations
+/// stay, checked to be of constant size (plan_gpu_allocations.cc).
 GpuKernel PlanGpuAllocations(const GpuKernel& kernel, const GpuLimits& limits);
 
 /// Inserts the barriers the contract above asks for (insert_barriers.cc).

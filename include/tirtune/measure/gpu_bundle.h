@@ -12,7 +12,8 @@
 //           "buffers": [{"name", "dtype": "float32", "elements",
 //                        "kind": "input" | "output" | "intermediate",
 //                        inputs: "seed" and "low" (FillSeeded) or "file" (raw float32)}],
-//           "kernels": [{"name", "grid": [x, y, z], "block": [x, y, z], "args": [buffer index]}],
+//           "kernels": [{"name", "grid": [x, y, z], "block": [x, y, z], "args": [buffer index],
+//                        "dynamic_shared": bytes (0: static shared memory only)}],
 //           "check": {OUTPUT: {"indices": [...], "values": [...], optional "rtol", "atol"
 //                     overriding the case's}} (the reference's numbers; a value that is not
 //                     finite is the string "nan", "inf" or "-inf", which JSON has no number for),

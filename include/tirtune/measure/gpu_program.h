@@ -22,6 +22,8 @@ struct GpuProgram {
     std::array<int64_t, 3> block = {1, 1, 1};
     /// Buffer numbers: the function's parameters are 0 .. P-1, its intermediates P, P+1, ...
     std::vector<int> args;
+    /// Bytes of dynamic shared memory (GpuKernel::DynamicSharedBytes).
+    int64_t dynamic_shared_bytes = 0;
   };
   struct Intermediate {
     DataType dtype;

@@ -203,7 +203,17 @@ class KernelPrinter : public ExprFunctor<std::string>, public StmtFunctor<void> 
                        names_.Define(k.thread_idx[axis].get(), k.thread_idx[axis]->name),
                        "xyz"[axis]));
     }
-    for (const Buffer& b : k.shared) {
+    if (k.dynamic_shared) {
+      // Beyond 48 KiB: one dynamic array sized at launch, each buffer 16-byte aligned in it.
+      Line("extern __shared__ __align__(16) unsigned char tt_shared[];");
+      for (size_t i = 0; i < k.shared.size(); ++i) {
+        const Buffer& b = k.shared[i];
+        std::string type = CType(b->dtype);
+        Line(fmt::format("{}* const {} = reinterpret_cast<{}*>(tt_shared + {});", type,
+                         names_.Define(b.get(), b->name), type, k.SharedOffset(i)));
+      }
+    }
+    for (const Buffer& b : k.dynamic_shared ? std::vector<Buffer>{} : k.shared) {
       Line(fmt::format("__shared__ __align__(16) {} {}[{}];", CType(b->dtype),
                        names_.Define(b.get(), b->name), b.ConstNumElements()));
     }
