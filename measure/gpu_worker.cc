@@ -14,7 +14,6 @@
 #include "tirtune/interp/interpreter.h"
 #include "tirtune/measure/gpu_program.h"
 #include "tirtune/measure/runner_worker.h"
-#include "tirtune/measure/verify.h"
 #include "tirtune/runtime/cuda_driver.h"
 
 namespace tirtune {
@@ -124,37 +123,11 @@ RunReply HandleGpuRunRequest(const RunRequest& request) {
     for (size_t i = 0; i < args.size(); ++i) {
       ctx.CopyToHost(args[i].raw(), buffers[i], static_cast<size_t>(args[i].nbytes()));
     }
-    if (request.return_outputs) {
-      RunReply reply;
-      reply.timing = SummarizeSamples({first}, 1);
-      reply.outputs = std::move(args);
-      return reply;
+    RunReply reply;
+    if (std::optional<RunReply> early = ReplyBeforeTiming(request, args, first, &reply)) {
+      return *early;
     }
-    double max_abs_error = 0, max_rel_error = 0;  // of a verified run
-    if (!request.expected.empty()) {
-      if (request.expected.size() != args.size()) {
-        return Failure(ReplyKind::kRuntimeError, "expected outputs do not match the parameters");
-      }
-      std::vector<std::string> names;
-      for (const ArgSpec& spec : request.args) names.push_back(spec.name);
-      VerifyResult verdict = CompareAll(names, request.expected, args, request.reduction_length);
-      if (!verdict.ok) {
-        RunReply reply = Failure(ReplyKind::kWrongResult, verdict.message);
-        reply.max_abs_error = verdict.max_abs_error;
-        reply.max_rel_error = verdict.max_rel_error;
-        return reply;
-      }
-      max_abs_error = verdict.max_abs_error;
-      max_rel_error = verdict.max_rel_error;
-    }
-    // Step 3. Time it, unless it is too slow to be worth it.
-    if (request.slow_cutoff_seconds > 0 && first > request.slow_cutoff_seconds) {
-      RunReply slow;
-      slow.timing = SummarizeSamples({first}, 1);
-      slow.max_abs_error = max_abs_error;
-      slow.max_rel_error = max_rel_error;
-      return slow;
-    }
+    // Step 3. Time it.
     for (int w = 1; w < request.timer.warmup; ++w) ctx.TimeMs(flush, run_all);
     std::vector<double> samples;
     double total = 0;
@@ -163,9 +136,6 @@ RunReply HandleGpuRunRequest(const RunRequest& request) {
       samples.push_back(ctx.TimeMs(flush, run_all) / 1e3);
       total += samples.back();
     }
-    RunReply reply;
-    reply.max_abs_error = max_abs_error;
-    reply.max_rel_error = max_rel_error;
     reply.timing = SummarizeSamples(std::move(samples), 1);
     return reply;
   } catch (const cuda::CudaError& e) {

@@ -23,6 +23,39 @@ RunReply Failure(ReplyKind kind, std::string message) {
 
 }  // namespace
 
+std::optional<RunReply> ReplyBeforeTiming(const RunRequest& request, std::vector<NDArray>& args,
+                                          double first_run, RunReply* verified) {
+  if (request.return_outputs) {
+    RunReply reply;
+    reply.timing = SummarizeSamples({first_run}, 1);
+    reply.outputs = std::move(args);
+    return reply;
+  }
+  if (!request.expected.empty()) {
+    if (request.expected.size() != args.size()) {
+      return Failure(ReplyKind::kRuntimeError, "expected outputs do not match the parameters");
+    }
+    std::vector<std::string> names;
+    for (const ArgSpec& spec : request.args) names.push_back(spec.name);
+    VerifyResult verdict = CompareAll(names, request.expected, args, request.reduction_length);
+    if (!verdict.ok) {
+      RunReply reply = Failure(ReplyKind::kWrongResult, verdict.message);
+      reply.max_abs_error = verdict.max_abs_error;
+      reply.max_rel_error = verdict.max_rel_error;
+      return reply;
+    }
+    verified->max_abs_error = verdict.max_abs_error;
+    verified->max_rel_error = verdict.max_rel_error;
+  }
+  // Too slow to be worth timing: the verification run is its only sample.
+  if (request.slow_cutoff_seconds > 0 && first_run > request.slow_cutoff_seconds) {
+    RunReply slow = *verified;
+    slow.timing = SummarizeSamples({first_run}, 1);
+    return slow;
+  }
+  return std::nullopt;
+}
+
 RunReply HandleRunRequest(const RunRequest& request) {
   if (request.target.rfind("cuda", 0) == 0) return HandleGpuRunRequest(request);
   try {
@@ -53,46 +86,14 @@ RunReply HandleRunRequest(const RunRequest& request) {
       return Failure(ReplyKind::kRuntimeError,
                      "the kernel returned status " + std::to_string(status));
     }
-    if (request.return_outputs) {
-      RunReply reply;
-      reply.timing.seconds = {first_run};
-      reply.timing.median = first_run;
-      reply.outputs = std::move(args);
-      return reply;
-    }
-    double max_abs_error = 0, max_rel_error = 0;  // of a verified run
-    if (!request.expected.empty()) {
-      if (request.expected.size() != args.size()) {
-        return Failure(ReplyKind::kRuntimeError, "expected outputs do not match the parameters");
-      }
-      std::vector<std::string> names;
-      for (const ArgSpec& spec : request.args) names.push_back(spec.name);
-      VerifyResult verdict = CompareAll(names, request.expected, args, request.reduction_length);
-      if (!verdict.ok) {
-        RunReply reply = Failure(ReplyKind::kWrongResult, verdict.message);
-        reply.max_abs_error = verdict.max_abs_error;
-        reply.max_rel_error = verdict.max_rel_error;
-        return reply;
-      }
-      max_abs_error = verdict.max_abs_error;
-      max_rel_error = verdict.max_rel_error;
+    RunReply reply;
+    if (std::optional<RunReply> early = ReplyBeforeTiming(request, args, first_run, &reply)) {
+      return *early;
     }
 
-    // Step 4. Time the unchecked entry point, unless the candidate is too slow to be worth it.
-    if (request.slow_cutoff_seconds > 0 && first_run > request.slow_cutoff_seconds) {
-      RunReply slow;
-      slow.timing.seconds = {first_run};
-      slow.timing.median = first_run;
-      slow.timing.number = 1;
-      slow.max_abs_error = max_abs_error;
-      slow.max_rel_error = max_rel_error;
-      return slow;
-    }
+    // Step 4. Time the unchecked entry point.
     std::vector<void*> raw;
     for (NDArray& a : args) raw.push_back(a.raw());
-    RunReply reply;
-    reply.max_abs_error = max_abs_error;
-    reply.max_rel_error = max_rel_error;
     reply.timing = TimeFunction([&] { kernel->RunRaw(raw.data()); }, request.timer);
     return reply;
   } catch (const std::exception& e) {

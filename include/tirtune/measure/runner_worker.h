@@ -3,6 +3,9 @@
 // process plumbing so that it can be tested in-process.
 #pragma once
 
+#include <optional>
+#include <vector>
+
 #include "tirtune/measure/runner_protocol.h"
 
 namespace tirtune {
@@ -11,6 +14,14 @@ namespace tirtune {
 /// a mismatch becomes the reply's kind; a crash or a hang inside the kernel takes this process
 /// with it, which is why it runs in a worker.
 RunReply HandleRunRequest(const RunRequest& request);
+
+/// What follows a candidate's verification run (its parameters `args` after the run, which took
+/// `first_run` seconds), shared by the CPU and GPU workers: the reply itself when no timing
+/// follows (return_outputs; a mismatch, or expected outputs that do not fit; a run slower than
+/// the slow-candidate cutoff, its only sample), else nullopt with the verified run's largest
+/// errors in `*verified`, the reply to complete with timings.
+std::optional<RunReply> ReplyBeforeTiming(const RunRequest& request, std::vector<NDArray>& args,
+                                          double first_run, RunReply* verified);
 
 /// A request for a `cuda` target (RunRequest::object a GpuProgram), measured on this worker's
 /// CUDA device (gpu_worker.cc); "no GPU to measure on" where there is none.
