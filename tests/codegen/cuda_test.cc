@@ -102,7 +102,9 @@ TEST(CudaSource, VectorStatementsMoveFloat4sWhereAlignedAndLanesElsewhere) {
     bool float4 = source.find("*reinterpret_cast<const float4*>(&A[") != std::string::npos &&
                   source.find("*reinterpret_cast<float4*>(&B[") != std::string::npos;
     EXPECT_EQ(float4, contiguous) << source;
-    if (!contiguous) EXPECT_NE(source.find("const float lane_3 = A["), std::string::npos) << source;
+    if (!contiguous) {
+      EXPECT_NE(source.find("const float lane_3 = A["), std::string::npos) << source;
+    }
     std::string why;
     if (CudaCompilerAvailable(&why)) {
       CudaBinary binary = CompileCuda(module, Target::Parse("cuda -arch=sm_90"));

@@ -187,7 +187,10 @@ TEST_F(GpuCandidate, WithoutAGpuTheReplySaysSo) {
   EXPECT_EQ(r.status, MeasureStatus::kRuntimeError);
   EXPECT_NE(r.message.find("no GPU to measure on"), std::string::npos) << r.message;
   EXPECT_EQ(pool.spawn_count(), 1);
-  EXPECT_THROW(RunnerPool(RunnerConfig{.num_workers = 2, .cuda_devices = {0}}), UserError);
+  RunnerConfig two;
+  two.num_workers = 2;
+  two.cuda_devices = {0};
+  EXPECT_THROW(RunnerPool{two}, UserError);
 }
 
 TEST(RunnerProtocol, ARestartingWorkerSaysSoInItsReply) {
