@@ -12,18 +12,26 @@ namespace {
 
 using json = nlohmann::json;
 
+// A trace's instruction whose inputs or attributes do not fit its kind: TraceFormatError, to
+// which Trace::ApplyTo adds the instruction's number and kind.
+template <typename... Args>
+[[noreturn]] void BadInstruction(fmt::format_string<Args...> format, Args&&... args) {
+  throw TraceFormatError(fmt::format(format, std::forward<Args>(args)...));
+}
+
 RVRef InputRV(const std::vector<InstInput>& in, size_t i) {
-  TT_ICHECK(i < in.size() && std::holds_alternative<RVRef>(in[i]), "input {} is not an RV", i);
+  if (i >= in.size()) BadInstruction("it has {} input(s), input {} is missing", in.size(), i);
+  if (!std::holds_alternative<RVRef>(in[i])) BadInstruction("input {} is not a variable", i);
   return std::get<RVRef>(in[i]);
 }
 BlockRV InputBlock(const std::vector<InstInput>& in, size_t i) {
   RVRef r = InputRV(in, i);
-  TT_ICHECK(r.kind == RVKind::kBlock, "input {} is not a block", i);
+  if (r.kind != RVKind::kBlock) BadInstruction("input {} is not a block (b...)", i);
   return {r.id};
 }
 LoopRV InputLoop(const std::vector<InstInput>& in, size_t i) {
   RVRef r = InputRV(in, i);
-  TT_ICHECK(r.kind == RVKind::kLoop, "input {} is not a loop", i);
+  if (r.kind != RVKind::kLoop) BadInstruction("input {} is not a loop (l...)", i);
   return {r.id};
 }
 std::vector<LoopRV> InputLoops(const std::vector<InstInput>& in, size_t from = 0) {
@@ -76,7 +84,7 @@ std::vector<RVRef> ApplySplit(Schedule& sch, const std::vector<InstInput>& in, c
       factors.emplace_back(std::get<int64_t>(in[i]));
     } else if (std::holds_alternative<RVRef>(in[i])) {
       RVRef r = std::get<RVRef>(in[i]);
-      TT_ICHECK(r.kind == RVKind::kExpr, "split factor {} is not an expression", i);
+      if (r.kind != RVKind::kExpr) BadInstruction("split factor {} is not an expression (e...)", i);
       factors.emplace_back(ExprRV{r.id});
     } else {
       factors.emplace_back(std::monostate{});
@@ -119,7 +127,7 @@ std::vector<RVRef> ApplyAnnotate(Schedule& sch, const std::vector<InstInput>& in
   const std::string key = attrs.at("key").get<std::string>();
   if (in.size() > 1) {  // the value is a sampled integer
     RVRef value = InputRV(in, 1);
-    TT_ICHECK(value.kind == RVKind::kExpr, "annotation value input is not an expression");
+    if (value.kind != RVKind::kExpr) BadInstruction("the annotation's value (input 1) is not an expression (e...)");
     if (r.kind == RVKind::kLoop) {
       sch.Annotate(LoopRV{r.id}, key, ExprRV{value.id});
     } else {
@@ -164,8 +172,9 @@ std::vector<RVRef> ApplyReverseComputeAt(Schedule& sch, const std::vector<InstIn
 }
 StorageScope AttrScope(const json& attrs) {
   StorageScope scope = StorageScope::kGlobal;
-  TT_ICHECK(StorageScopeFromName(attrs.at("scope").get<std::string>(), &scope),
-            "unknown storage scope {}", attrs.at("scope").dump());
+  if (!StorageScopeFromName(attrs.at("scope").get<std::string>(), &scope)) {
+    BadInstruction("unknown storage scope {} (global, shared or local)", attrs.at("scope").dump());
+  }
   return scope;
 }
 std::vector<RVRef> ApplyAddUnitLoop(Schedule& sch, const std::vector<InstInput>& in, const json&,

@@ -192,7 +192,11 @@ void Trace::ApplyTo(Schedule& sch, const std::map<size_t, json>& decisions,
         inputs.push_back(in);  // the special locations root and inline
       } else if (std::holds_alternative<RVRef>(in)) {
         auto it = rv_map.find(Key(std::get<RVRef>(in)));
-        TT_ICHECK(it != rv_map.end(), "instruction {} uses an undefined random variable", i);
+        if (it == rv_map.end()) {
+          throw TraceFormatError(fmt::format(
+              "trace instruction {} ({}): uses a variable no earlier instruction defined", i,
+              inst.kind->name));
+        }
         inputs.emplace_back(it->second);
       } else {
         inputs.push_back(in);
@@ -208,6 +212,9 @@ void Trace::ApplyTo(Schedule& sch, const std::map<size_t, json>& decisions,
           fmt::format("trace instruction {} ({}): malformed attrs or "
                       "decision: {}",
                       i, inst.kind->name, JsonErrorText(e)));
+    } catch (const TraceFormatError& e) {
+      throw TraceFormatError(fmt::format("trace instruction {} ({}): {}", i, inst.kind->name,
+                                         e.what()));
     }
     if (outputs.size() != inst.outputs.size()) {
       throw SimpleScheduleError(

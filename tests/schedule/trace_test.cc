@@ -1,6 +1,7 @@
 // Trace: JSON form, replay with changed decisions, simplification, text, and bad documents.
 #include "gemm_text.h"
 #include "schedule_check.h"
+#include "tirtune/te/workload_registry.h"
 
 namespace tirtune {
 namespace {
@@ -114,6 +115,67 @@ TEST(Trace, ReplayOfMalformedAttrsIsAFormatError) {
   Trace trace = Trace::FromJson(doc);
   Schedule sch(ParseFunc(kGemm));
   EXPECT_THROW(trace.ApplyTo(sch), TraceFormatError);
+}
+
+// Mistakes in a trace's instructions are the user's, named with the instruction: inputs of the
+// wrong kind or missing, a split with one factor, a tiling into 0 parts, an unknown storage
+// scope, and a decision whose product overflows to the extent (2^62 + 1 times 128 is 128 modulo
+// 2^64).
+TEST(Trace, InstructionMistakesAreUserErrorsNamingTheInstruction) {
+  auto doc = [](json insts) {
+    json d = {{"format", "tirtune-trace"}, {"version", 1}};
+    json all = {{{"kind", "GetBlock"}, {"v", 1}, {"attrs", {{"name", "C"}}}, {"outputs", {"b0"}}},
+                {{"kind", "GetLoops"}, {"v", 1}, {"inputs", {"b0"}}, {"outputs", {"l1", "l2", "l3"}}}};
+    for (const json& i : insts) all.push_back(i);
+    d["insts"] = all;
+    return d;
+  };
+  struct Case {
+    json insts;
+    std::string message;
+  };
+  std::vector<Case> cases = {
+      {{{{"kind", "GetLoops"}, {"v", 1}, {"inputs", {"l1"}}, {"outputs", {"l4"}}}},
+       "trace instruction 2 (GetLoops): input 0 is not a block"},
+      {{{{"kind", "GetLoops"}, {"v", 1}, {"inputs", json::array()}, {"outputs", {"l4"}}}},
+       "trace instruction 2 (GetLoops): it has 0 input(s), input 0 is missing"},
+      {{{{"kind", "Split"}, {"v", 1}, {"inputs", {"l1", "l2", nullptr}}, {"outputs", {"l4", "l5"}}}},
+       "trace instruction 2 (Split): split factor 1 is not an expression"},
+      {{{{"kind", "Split"}, {"v", 1}, {"inputs", {"l1", 64}}, {"outputs", {"l4"}}}},
+       "InvalidSplitError"},
+      {{{{"kind", "SamplePerfectTile"},
+         {"v", 1},
+         {"inputs", {"l1"}},
+         {"attrs", {{"n", 0}, {"max_innermost_factor", 16}}},
+         {"outputs", json::array()}}},
+       "InvalidTileCountError"},
+      {{{{"kind", "SamplePerfectTile"},
+         {"v", 1},
+         {"inputs", {"l1"}},
+         {"attrs", {{"n", 2}, {"max_innermost_factor", 0}}},
+         {"outputs", {"e4", "e5"}},
+         {"decision", {int64_t{4611686018427387905}, 128}}}},
+       "InvalidDecisionError"},
+      {{{{"kind", "CacheRead"},
+         {"v", 1},
+         {"inputs", {"b0"}},
+         {"attrs", {{"read_index", 0}, {"scope", "texture"}}},
+         {"outputs", {"b4"}}}},
+       "trace instruction 2 (CacheRead): unknown storage scope \"texture\""},
+  };
+  PrimFunc gemm = MakeWorkload("gemm:128,128,128").func;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.message);
+    Schedule sch(gemm);
+    try {
+      Trace::FromJson(doc(c.insts)).ApplyTo(sch);
+      ADD_FAILURE() << "replayed";
+    } catch (const UserError& e) {
+      EXPECT_NE(std::string(e.what()).find(c.message), std::string::npos) << e.what();
+    } catch (const ScheduleError& e) {
+      EXPECT_NE(std::string(e.what()).find(c.message), std::string::npos) << e.what();
+    }
+  }
 }
 
 }  // namespace

@@ -73,16 +73,23 @@ std::vector<int64_t> SampleTile(RandomEngine& rng, int64_t extent, int n, int ma
 std::vector<ExprRV> Schedule::SamplePerfectTile(LoopRV loop_rv, int n, int max_innermost_factor,
                                                 std::optional<std::vector<int64_t>> decision) {
   const ForNode* loop = Get(loop_rv);
-  TT_ICHECK(n >= 1, "sample_perfect_tile into {} parts", n);
+  if (n < 1) {
+    throw SimpleScheduleError(
+        "InvalidTileCountError",
+        fmt::format("sample_perfect_tile of loop '{}' into {} parts: at least 1", loop->loop_var->name,
+                    n),
+        {loop});
+  }
   int64_t extent = ConstExtentOf(loop, "sample_perfect_tile");
   std::vector<int64_t> factors;
   if (decision.has_value()) {
     factors = *decision;
+    // The product is checked for overflow: [2^62 + 1, 128] must not pass as a tiling of 128.
     int64_t product = 1;
     bool positive = true;
     for (int64_t f : factors) {
       positive &= f >= 1;
-      product *= std::max<int64_t>(f, 1);
+      if (__builtin_mul_overflow(product, std::max<int64_t>(f, 1), &product)) positive = false;
     }
     bool innermost_ok = max_innermost_factor <= 0 || factors.empty() ||
                         factors.back() <= max_innermost_factor;

@@ -90,7 +90,13 @@ std::vector<int64_t> ResolveFactors(const Schedule& sch, const ForNode* loop, in
 
 std::vector<LoopRV> Schedule::Split(LoopRV loop_rv, const std::vector<SplitFactor>& factors) {
   const ForNode* loop = Get(loop_rv);
-  TT_ICHECK(factors.size() >= 2, "split needs at least two factors, got {}", factors.size());
+  if (factors.size() < 2) {
+    throw SimpleScheduleError("InvalidSplitError",
+                              fmt::format("split of loop '{}' into {} part(s): give at least two "
+                                          "factors",
+                                          loop->loop_var->name, factors.size()),
+                              {loop});
+  }
   // Step 1: checks; the factors resolved to constants.
   CheckSerial(loop, "split");
   int64_t extent = ConstExtentOf(loop, "split");
