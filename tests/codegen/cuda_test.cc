@@ -124,10 +124,17 @@ TEST(CudaSource, CrossThreadReductionsShuffleAmongTheLanesThatExist) {
   GpuModule module = LowerGpu(sch.func(), GpuLimits());
   std::string source = EmitCudaSource(module);
   EXPECT_NE(source.find("__shfl_xor_sync(0xffffu, "), std::string::npos) << source;
+  // 16 x 3 threads: the second warp has only 16 lanes.
+  GpuModule rows = module;
+  rows.kernels[0].block[1] = 3;
+  EXPECT_NE(EmitCudaSource(rows).find("/ 32 == 1 ? 0xffffu : 0xffffffffu)"), std::string::npos)
+      << EmitCudaSource(rows);
   std::string why;
   if (!CudaCompilerAvailable(&why)) GTEST_SKIP() << why;
-  CudaBinary binary = CompileCuda(module, Target::Parse("cuda -arch=sm_90"));
-  EXPECT_EQ(CheckResourceGates(module, binary, GpuLimits()), std::vector<std::string>{});
+  for (const GpuModule& m : {module, rows}) {
+    CudaBinary binary = CompileCuda(m, Target::Parse("cuda -arch=sm_90"));
+    EXPECT_EQ(CheckResourceGates(m, binary, GpuLimits()), std::vector<std::string>{});
+  }
 }
 
 TEST(CudaCompile, HandWrittenSchedulesCompileToCubinsThatPassTheGates) {

@@ -551,10 +551,18 @@ class KernelPrinter : public ExprFunctor<std::string>, public StmtFunctor<void> 
   }
   std::string VisitExpr_(const CallNode* op) override {
     if (op->op == Intrinsic::kWarpShuffleXor) {
-      // The warp's threads that exist: all 32, or the whole block when it is smaller.
-      int64_t threads = std::min<int64_t>(threads_per_block_, 32);
-      uint32_t members = threads == 32 ? 0xffffffffu : (1u << threads) - 1;
-      return fmt::format("__shfl_xor_sync({:#x}u, {}, {})", members, VisitExpr(op->args[0]),
+      // The warp's threads that exist: all 32, the whole block when it is smaller, and in a
+      // block that is not a multiple of 32 threads, fewer in its last warp.
+      int64_t t = threads_per_block_;
+      auto lanes = [](int64_t n) { return n >= 32 ? 0xffffffffu : (1u << n) - 1; };
+      std::string members = fmt::format("{:#x}u", lanes(t));
+      if (t > 32 && t % 32 != 0) {
+        members = fmt::format(
+            "((threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) / 32 == {} "
+            "? {:#x}u : 0xffffffffu)",
+            t / 32, lanes(t % 32));
+      }
+      return fmt::format("__shfl_xor_sync({}, {}, {})", members, VisitExpr(op->args[0]),
                          *AsConstInt(op->args[1]));
     }
     std::vector<std::string> args;
