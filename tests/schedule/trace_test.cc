@@ -118,9 +118,9 @@ TEST(Trace, ReplayOfMalformedAttrsIsAFormatError) {
 }
 
 // Mistakes in a trace's instructions are the user's, named with the instruction: inputs of the
-// wrong kind or missing, a split with one factor, a tiling into 0 parts, an unknown storage
-// scope, and a decision whose product overflows to the extent (2^62 + 1 times 128 is 128 modulo
-// 2^64).
+// wrong kind or missing, a split with one factor, absurd or overflowing split factors, a tiling
+// into 0 parts, an unknown storage scope, and a decision whose product overflows to the extent
+// (2^62 + 1 times 128 is 128 modulo 2^64).
 TEST(Trace, InstructionMistakesAreUserErrorsNamingTheInstruction) {
   auto doc = [](json insts) {
     json d = {{"format", "tirtune-trace"}, {"version", 1}};
@@ -143,6 +143,17 @@ TEST(Trace, InstructionMistakesAreUserErrorsNamingTheInstruction) {
        "trace instruction 2 (Split): split factor 1 is not an expression"},
       {{{{"kind", "Split"}, {"v", 1}, {"inputs", {"l1", 64}}, {"outputs", {"l4"}}}},
        "InvalidSplitError"},
+      // 2^40 iterations for 128 elements; factors whose product wraps around 64 bits.
+      {{{{"kind", "Split"},
+         {"v", 1},
+         {"inputs", {"l1", 1, int64_t{1} << 40}},
+         {"outputs", {"l4", "l5"}}}},
+       "more than the extent and than 65536"},
+      {{{{"kind", "Split"},
+         {"v", 1},
+         {"inputs", {"l1", int64_t{1} << 62, 8}},
+         {"outputs", {"l4", "l5"}}}},
+       "the product of its factors overflows 64 bits"},
       {{{{"kind", "SamplePerfectTile"},
          {"v", 1},
          {"inputs", {"l1"}},

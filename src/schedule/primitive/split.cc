@@ -4,7 +4,10 @@
 //  1. the loop is serial and its extent is constant;
 //  2. every factor is positive, and at most one factor is left out (it is then inferred as the
 //     smallest value whose product with the others covers the extent);
-//  3. the product of the factors is at least the extent.
+//  3. the product of the factors is at least the extent (and fits in 64 bits);
+//  4. the iterations the guard masks (product - extent) are at most the extent or 65,536,
+//     whichever is larger: a partial tile ([3, 4] for 10), or more threads than a small loop has
+//     ([1, 64] for 1), pass; [1, 2^40] for 10 would loop 2^40 times to compute 10 elements.
 // When the product exceeds the extent, the blocks under the loop get the predicate
 // `fused < extent` (or, without blocks, the body is wrapped in an `if`).
 //
@@ -16,6 +19,8 @@
 //                                        where(i_0 * 4 + i_1 < 10)
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "loop_checks.h"
 #include "tirtune/ir/op.h"
 #include "tirtune/ir/substitute.h"
@@ -23,6 +28,8 @@
 
 namespace tirtune {
 namespace {
+
+constexpr int64_t kMaxMaskedIterations = 65536;
 
 class NonPositiveFactorError : public ScheduleError {
  public:
@@ -71,7 +78,11 @@ std::vector<int64_t> ResolveFactors(const Schedule& sch, const ForNode* loop, in
                                                             : sch.Get(std::get<ExprRV>(factors[i]));
     if (v <= 0) throw NonPositiveFactorError(loop, v);
     values[i] = v;
-    product *= v;
+    if (__builtin_mul_overflow(product, v, &product)) {
+      throw FactorProductError(loop, fmt::format("split of loop '{}' (extent {}): the product of "
+                                                 "its factors overflows 64 bits",
+                                                 loop->loop_var->name, extent));
+    }
   }
   if (missing >= 0) {
     values[missing] = (extent + product - 1) / product;
@@ -82,6 +93,14 @@ std::vector<int64_t> ResolveFactors(const Schedule& sch, const ForNode* loop, in
         loop, fmt::format("split of loop '{}' (extent {}) with factors whose product is {}; the "
                           "product must cover the extent",
                           loop->loop_var->name, extent, product));
+  }
+  // Precondition 4: a guarded tail, not a flood of masked iterations.
+  if (product - extent > std::max<int64_t>(extent, kMaxMaskedIterations)) {
+    throw FactorProductError(
+        loop, fmt::format("split of loop '{}' (extent {}) with factors {}: their product {} "
+                          "masks {} iterations, more than the extent and than {}",
+                          loop->loop_var->name, extent, nlohmann::json(values).dump(), product,
+                          product - extent, kMaxMaskedIterations));
   }
   return values;
 }
