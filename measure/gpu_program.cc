@@ -1,5 +1,5 @@
-// GpuProgram's wire form: "TTGP" 1, then the intermediates, the launches and the cubin, each
-// length-prefixed (little-endian, as the rest of the runner protocol).
+// GpuProgram's wire form: "TTGP" 2, then the intermediates, the launches and the cubin, each
+// length-prefixed in the runner protocol's byte encoding (byte_codec.h).
 #include "tirtune/measure/gpu_program.h"
 
 #include <fmt/format.h>
@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "byte_codec.h"
 #include "tirtune/codegen/cuda.h"
 #include "tirtune/ir/gpu_module.h"
 #include "tirtune/support/error.h"
@@ -16,52 +17,6 @@ namespace {
 
 constexpr char kMagic[4] = {'T', 'T', 'G', 'P'};
 constexpr uint32_t kVersion = 2;  // 2: dynamic shared memory per launch
-
-class Out {
- public:
-  template <typename T>
-  void Pod(T v) {
-    bytes_.append(reinterpret_cast<const char*>(&v), sizeof v);
-  }
-  void Text(const std::string& s) {
-    Pod<uint64_t>(s.size());
-    bytes_ += s;
-  }
-  std::string Take() { return std::move(bytes_); }
-
- private:
-  std::string bytes_;
-};
-
-class In {
- public:
-  explicit In(const std::string& bytes) : bytes_(bytes) {}
-  template <typename T>
-  T Pod(const char* what) {
-    Need(sizeof(T), what);
-    T v;
-    std::memcpy(&v, bytes_.data() + at_, sizeof v);
-    at_ += sizeof v;
-    return v;
-  }
-  std::string Text(const char* what) {
-    uint64_t n = Pod<uint64_t>(what);
-    Need(n, what);
-    std::string s = bytes_.substr(at_, n);
-    at_ += n;
-    return s;
-  }
-  void Need(uint64_t n, const char* what) const {
-    if (n > bytes_.size() - at_) {
-      TT_USER_ERROR("GPU program: truncated at byte {} (reading {})", at_, what);
-    }
-  }
-  bool done() const { return at_ == bytes_.size(); }
-
- private:
-  const std::string& bytes_;
-  size_t at_ = 0;
-};
 
 }  // namespace
 
@@ -93,29 +48,29 @@ GpuProgram GpuProgram::Of(const GpuModule& module, const CudaBinary& binary) {
 }
 
 std::string GpuProgram::Serialize() const {
-  Out o;
+  ByteWriter o;
   for (char c : kMagic) o.Pod(c);
   o.Pod(kVersion);
   o.Pod<uint32_t>(static_cast<uint32_t>(intermediates.size()));
   for (const Intermediate& i : intermediates) {
-    o.Text(i.dtype.str());
+    o.String(i.dtype.str());
     o.Pod<int64_t>(i.elements);
   }
   o.Pod<uint32_t>(static_cast<uint32_t>(launches.size()));
   for (const Launch& l : launches) {
-    o.Text(l.kernel);
+    o.String(l.kernel);
     for (int64_t v : l.grid) o.Pod(v);
     for (int64_t v : l.block) o.Pod(v);
     o.Pod<uint32_t>(static_cast<uint32_t>(l.args.size()));
     for (int a : l.args) o.Pod<int32_t>(a);
     o.Pod<int64_t>(l.dynamic_shared_bytes);
   }
-  o.Text(cubin);
+  o.String(cubin);
   return o.Take();
 }
 
 GpuProgram GpuProgram::Deserialize(const std::string& payload) {
-  In in(payload);
+  ByteReader in(payload, "GPU program");
   for (char c : kMagic) {
     if (in.Pod<char>("the magic") != c) TT_USER_ERROR("GPU program: not a GPU program");
   }
@@ -125,7 +80,7 @@ GpuProgram GpuProgram::Deserialize(const std::string& payload) {
   GpuProgram p;
   uint32_t n = in.Pod<uint32_t>("the intermediates");
   for (uint32_t i = 0; i < n; ++i) {
-    std::string type = in.Text("an intermediate's type");
+    std::string type = in.String("an intermediate's type");
     std::optional<DataType> dtype = DataType::Parse(type);
     int64_t elements = in.Pod<int64_t>("an intermediate's size");
     if (!dtype || elements < 0) {
@@ -136,7 +91,7 @@ GpuProgram GpuProgram::Deserialize(const std::string& payload) {
   uint32_t launches = in.Pod<uint32_t>("the launches");
   for (uint32_t i = 0; i < launches; ++i) {
     Launch l;
-    l.kernel = in.Text("a kernel name");
+    l.kernel = in.String("a kernel name");
     for (int64_t& v : l.grid) v = in.Pod<int64_t>("a grid extent");
     for (int64_t& v : l.block) v = in.Pod<int64_t>("a block extent");
     uint32_t args = in.Pod<uint32_t>("a launch's arguments");
@@ -154,7 +109,7 @@ GpuProgram GpuProgram::Deserialize(const std::string& payload) {
     }
     p.launches.push_back(std::move(l));
   }
-  p.cubin = in.Text("the cubin");
+  p.cubin = in.String("the cubin");
   if (!in.done()) TT_USER_ERROR("GPU program: bytes after the cubin");
   return p;
 }

@@ -34,13 +34,6 @@ GpuWorkerState& State() {
   return state;
 }
 
-RunReply Failure(ReplyKind kind, std::string message) {
-  RunReply reply;
-  reply.kind = kind;
-  reply.message = std::move(message);
-  return reply;
-}
-
 }  // namespace
 
 void SetWorkerCudaDevice(int ordinal) { State().device = ordinal; }
@@ -53,12 +46,12 @@ RunReply HandleGpuRunRequest(const RunRequest& request) {
   try {
     program = GpuProgram::Deserialize(request.object);
   } catch (const std::exception& e) {
-    return Failure(ReplyKind::kRuntimeError, e.what());
+    return FailureReply(ReplyKind::kRuntimeError, e.what());
   }
   try {
     if (!s.context) s.context = std::make_unique<cuda::Context>(s.device);
   } catch (const std::exception& e) {
-    return Failure(ReplyKind::kRuntimeError,
+    return FailureReply(ReplyKind::kRuntimeError,
                    std::string("no GPU to measure on: ") + e.what());
   }
   cuda::Context& ctx = *s.context;
@@ -68,7 +61,7 @@ RunReply HandleGpuRunRequest(const RunRequest& request) {
     try {
       module = ctx.Load(program.cubin);
     } catch (const cuda::CudaError& e) {
-      return Failure(ReplyKind::kRuntimeError, std::string("cannot load the cubin: ") + e.what());
+      return FailureReply(ReplyKind::kRuntimeError, std::string("cannot load the cubin: ") + e.what());
     }
     std::vector<cuda::Kernel> kernels;
     for (const GpuProgram::Launch& l : program.launches) kernels.push_back(module.Function(l.kernel));
@@ -95,7 +88,7 @@ RunReply HandleGpuRunRequest(const RunRequest& request) {
       std::vector<uint64_t> a;
       for (int b : l.args) {
         if (b < 0 || static_cast<size_t>(b) >= buffers.size()) {
-          return Failure(ReplyKind::kRuntimeError,
+          return FailureReply(ReplyKind::kRuntimeError,
                          fmt::format("kernel {} takes buffer {} of {}", l.kernel, b,
                                      buffers.size()));
         }
@@ -140,14 +133,14 @@ RunReply HandleGpuRunRequest(const RunRequest& request) {
     return reply;
   } catch (const cuda::CudaError& e) {
     // After a launch, an error may be the kernel's fault and leaves the context unusable.
-    RunReply reply = Failure(ReplyKind::kRuntimeError, e.what());
+    RunReply reply = FailureReply(ReplyKind::kRuntimeError, e.what());
     if (launched) {
       s.poisoned = true;
       reply.restart = true;
     }
     return reply;
   } catch (const std::exception& e) {
-    return Failure(ReplyKind::kRuntimeError, e.what());
+    return FailureReply(ReplyKind::kRuntimeError, e.what());
   }
 }
 

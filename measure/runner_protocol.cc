@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "byte_codec.h"
 #include "tirtune/support/error.h"
 
 namespace tirtune {
@@ -17,52 +18,12 @@ namespace {
 constexpr uint32_t kRequestMagic = 0x54525132;  // "TRQ2"
 constexpr uint32_t kReplyMagic = 0x54525033;    // "TRP3"
 
-class Writer {
- public:
-  template <typename T>
-  void Pod(T v) {
-    out_.append(reinterpret_cast<const char*>(&v), sizeof(T));
-  }
-  void Bytes(const void* data, size_t n) { out_.append(static_cast<const char*>(data), n); }
-  void String(const std::string& s) {
-    Pod<uint64_t>(s.size());
-    out_.append(s);
-  }
-  void Shape(const std::vector<int64_t>& shape) {
-    Pod<uint32_t>(static_cast<uint32_t>(shape.size()));
-    for (int64_t d : shape) Pod<int64_t>(d);
-  }
-  std::string Take() { return std::move(out_); }
+using Writer = ByteWriter;
 
- private:
-  std::string out_;
-};
-
-class Reader {
+// The runner protocol's reader: the shared codec plus its data types and magic numbers.
+class Reader : public ByteReader {
  public:
-  explicit Reader(const std::string& in) : in_(in) {}
-  template <typename T>
-  T Pod() {
-    T v;
-    std::memcpy(&v, Take(sizeof(T)), sizeof(T));
-    return v;
-  }
-  const char* Take(size_t n) {
-    if (n > in_.size() - pos_) throw UserError("runner protocol: truncated message");
-    const char* p = in_.data() + pos_;
-    pos_ += n;
-    return p;
-  }
-  std::string String() {
-    uint64_t n = Pod<uint64_t>();
-    return std::string(Take(n), n);
-  }
-  std::vector<int64_t> Shape() {
-    uint32_t ndim = Pod<uint32_t>();
-    std::vector<int64_t> shape;
-    for (uint32_t i = 0; i < ndim; ++i) shape.push_back(Pod<int64_t>());
-    return shape;
-  }
+  explicit Reader(const std::string& in) : ByteReader(in, "runner protocol") {}
   DataType Type() {
     std::optional<DataType> t = DataType::Parse(String());
     if (!t) throw UserError("runner protocol: unknown data type");
@@ -74,10 +35,6 @@ class Reader {
           "runner protocol: bad magic number (a message of another tirtune version, or damaged)");
     }
   }
-
- private:
-  const std::string& in_;
-  size_t pos_ = 0;
 };
 
 void WriteArrays(Writer& w, const std::vector<NDArray>& arrays) {

@@ -12,16 +12,12 @@
 #include "tirtune/measure/verify.h"
 
 namespace tirtune {
-namespace {
-
-RunReply Failure(ReplyKind kind, std::string message) {
+RunReply FailureReply(ReplyKind kind, std::string message) {
   RunReply reply;
   reply.kind = kind;
   reply.message = std::move(message);
   return reply;
 }
-
-}  // namespace
 
 std::optional<RunReply> ReplyBeforeTiming(const RunRequest& request, std::vector<NDArray>& args,
                                           double first_run, RunReply* verified) {
@@ -33,13 +29,13 @@ std::optional<RunReply> ReplyBeforeTiming(const RunRequest& request, std::vector
   }
   if (!request.expected.empty()) {
     if (request.expected.size() != args.size()) {
-      return Failure(ReplyKind::kRuntimeError, "expected outputs do not match the parameters");
+      return FailureReply(ReplyKind::kRuntimeError, "expected outputs do not match the parameters");
     }
     std::vector<std::string> names;
     for (const ArgSpec& spec : request.args) names.push_back(spec.name);
     VerifyResult verdict = CompareAll(names, request.expected, args, request.reduction_length);
     if (!verdict.ok) {
-      RunReply reply = Failure(ReplyKind::kWrongResult, verdict.message);
+      RunReply reply = FailureReply(ReplyKind::kWrongResult, verdict.message);
       reply.max_abs_error = verdict.max_abs_error;
       reply.max_rel_error = verdict.max_rel_error;
       return reply;
@@ -64,7 +60,7 @@ RunReply HandleRunRequest(const RunRequest& request) {
     try {
       kernel = LoadObject(request.object, request.func_name, Target::Parse(request.target));
     } catch (const std::exception& e) {
-      return Failure(ReplyKind::kRuntimeError, std::string("cannot load the object: ") + e.what());
+      return FailureReply(ReplyKind::kRuntimeError, std::string("cannot load the object: ") + e.what());
     }
 
     // Step 2. Seeded random arguments, exactly as InterpretWithRandomInputs draws them.
@@ -83,7 +79,7 @@ RunReply HandleRunRequest(const RunRequest& request) {
     double first_run =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (int32_t status = run_status; status != 0) {
-      return Failure(ReplyKind::kRuntimeError,
+      return FailureReply(ReplyKind::kRuntimeError,
                      "the kernel returned status " + std::to_string(status));
     }
     RunReply reply;
@@ -97,7 +93,7 @@ RunReply HandleRunRequest(const RunRequest& request) {
     reply.timing = TimeFunction([&] { kernel->RunRaw(raw.data()); }, request.timer);
     return reply;
   } catch (const std::exception& e) {
-    return Failure(ReplyKind::kRuntimeError, e.what());
+    return FailureReply(ReplyKind::kRuntimeError, e.what());
   }
 }
 

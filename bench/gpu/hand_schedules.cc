@@ -208,16 +208,28 @@ Schedule TiledConv2dSchedule(const PrimFunc& conv, const ConvTiling& t) {
   return sch;
 }
 
-Schedule SoftmaxSchedule(const PrimFunc& softmax, int64_t threads) {
+namespace {
+
+// Both softmax schedules: exp inlined, the normalization's rows on blocks and its columns split
+// over `threads` threads. Sets `*row` to the row loop, where the reductions go.
+Schedule SoftmaxRowsOnBlocks(const PrimFunc& softmax, int64_t threads, LoopRV* row) {
   Schedule sch(softmax);
-  BlockRV max = sch.GetBlock("T_softmax_maxelem");
-  BlockRV sum = sch.GetBlock("T_softmax_expsum");
-  BlockRV norm = sch.GetBlock("T_softmax_norm");
   sch.ComputeInline(sch.GetBlock("T_softmax_exp"));
-  std::vector<LoopRV> rows = sch.GetLoops(norm);  // i, k
+  std::vector<LoopRV> rows = sch.GetLoops(sch.GetBlock("T_softmax_norm"));  // i, k
   std::vector<LoopRV> cols = sch.Split(rows[1], {std::monostate{}, SplitFactor(threads)});
   sch.Bind(rows[0], "blockIdx.x");
   sch.Bind(cols[1], "threadIdx.x");
+  *row = rows[0];
+  return sch;
+}
+
+}  // namespace
+
+Schedule SoftmaxSchedule(const PrimFunc& softmax, int64_t threads) {
+  LoopRV row;
+  Schedule sch = SoftmaxRowsOnBlocks(softmax, threads, &row);
+  BlockRV max = sch.GetBlock("T_softmax_maxelem");
+  BlockRV sum = sch.GetBlock("T_softmax_expsum");
   for (BlockRV reduction : {sum, max}) {
     std::vector<LoopRV> loops = sch.GetLoops(reduction);  // i, k
     std::vector<LoopRV> ks = sch.Split(loops[1], {std::monostate{}, SplitFactor(threads)});
@@ -227,8 +239,8 @@ Schedule SoftmaxSchedule(const PrimFunc& softmax, int64_t threads) {
     BlockRV store = sch.CacheWrite(partial, 0, StorageScope::kLocal);
     sch.SetScope(store, 0, StorageScope::kShared);
     sch.SetScope(reduction, 0, StorageScope::kLocal);
-    sch.ComputeAt(reduction, rows[0]);
-    sch.ComputeAt(store, rows[0]);
+    sch.ComputeAt(reduction, row);
+    sch.ComputeAt(store, row);
     LoopRV slot = sch.GetLoops(store).back();
     sch.Bind(slot, "threadIdx.x");
     sch.ComputeAt(partial, slot);
@@ -237,17 +249,12 @@ Schedule SoftmaxSchedule(const PrimFunc& softmax, int64_t threads) {
 }
 
 Schedule SoftmaxCrossThreadSchedule(const PrimFunc& softmax, int64_t threads) {
-  Schedule sch(softmax);
-  BlockRV norm = sch.GetBlock("T_softmax_norm");
-  sch.ComputeInline(sch.GetBlock("T_softmax_exp"));
-  std::vector<LoopRV> rows = sch.GetLoops(norm);  // i, k
-  std::vector<LoopRV> cols = sch.Split(rows[1], {std::monostate{}, SplitFactor(threads)});
-  sch.Bind(rows[0], "blockIdx.x");
-  sch.Bind(cols[1], "threadIdx.x");
+  LoopRV row;
+  Schedule sch = SoftmaxRowsOnBlocks(softmax, threads, &row);
   for (const char* name : {"T_softmax_expsum", "T_softmax_maxelem"}) {
     BlockRV reduction = sch.GetBlock(name);
     sch.SetScope(reduction, 0, StorageScope::kLocal);
-    sch.ComputeAt(reduction, rows[0]);
+    sch.ComputeAt(reduction, row);
     LoopRV k = sch.GetLoops(reduction).back();
     std::vector<LoopRV> ks = sch.Split(k, {std::monostate{}, SplitFactor(threads)});
     sch.Reorder({ks[1], ks[0]});

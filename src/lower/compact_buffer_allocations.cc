@@ -299,9 +299,10 @@ class AllocationCompactor : public StmtMutator {
       // A shared buffer is one per GPU block: compacted below the thread loops (its region
       // relaxed over them), it is allocated above them.
       if (IsThreadLoop(loop) && buffer->scope == StorageScope::kShared) {
-        Buffer compact;
-        out = RemoveAllocation(out, b->name, &compact);
-        if (compact.defined()) out = MakeAllocate(compact, out);
+        auto placed = placed_.find(b);
+        if (placed != placed_.end()) {
+          out = MakeAllocate(placed->second, RemoveAllocation(out, placed->second.get()));
+        }
       }
       return out;
     }
@@ -354,26 +355,21 @@ class AllocationCompactor : public StmtMutator {
     }
   }
 
-  // `s` without the Allocate of the buffer named `name` (kept in `*allocated`), if it has one.
-  static Stmt RemoveAllocation(const Stmt& s, const std::string& name, Buffer* allocated) {
+  // `s` without the Allocate of `allocated`.
+  static Stmt RemoveAllocation(const Stmt& s, const BufferNode* allocated) {
     class Remover : public StmtMutator {
      public:
-      Remover(const std::string& name, Buffer* out) : name_(name), out_(out) {}
+      explicit Remover(const BufferNode* buffer) : buffer_(buffer) {}
       using StmtMutator::VisitStmt_;
       Stmt VisitStmt_(const AllocateNode* op) override {
-        if (op->buffer->name == name_ && op->buffer->scope == StorageScope::kShared &&
-            !out_->defined()) {
-          *out_ = op->buffer;
-          return VisitStmt(op->body);
-        }
+        if (op->buffer.get() == buffer_) return VisitStmt(op->body);
         return StmtMutator::VisitStmt_(op);
       }
 
      private:
-      const std::string& name_;
-      Buffer* out_;
+      const BufferNode* buffer_;
     };
-    return Remover(name, allocated).VisitStmt(s);
+    return Remover(allocated).VisitStmt(s);
   }
 
   // An analyzer that knows the ranges of the loops around the current position.
@@ -449,9 +445,13 @@ class AllocationCompactor : public StmtMutator {
     if (requests != align_.end() && strides.empty()) {
       strides = lower::AlignedStrides(shape, requests->second);
     }
-    if (!changed && strides.size() == buffer->strides.size()) return MakeAllocate(buffer, s);
+    if (!changed && strides.size() == buffer->strides.size()) {
+      placed_[buffer.get()] = buffer;
+      return MakeAllocate(buffer, s);
+    }
     Buffer compact = buffer.WithShape(shape);
     if (!strides.empty()) compact = compact.WithStrides(strides);
+    placed_[buffer.get()] = compact;
     return MakeAllocate(compact, AccessOffsetter(buffer.get(), compact, offsets).VisitStmt(s));
   }
 
@@ -535,6 +535,8 @@ class AllocationCompactor : public StmtMutator {
   const StorageAlignRequests& align_;
   AllocationPlacement placement_;
   std::vector<const ForNode*> enclosing_;
+  // The Allocate each buffer got from AllocateHere (the buffer itself or its compacted box).
+  std::unordered_map<const BufferNode*, Buffer> placed_;
 };
 
 }  // namespace

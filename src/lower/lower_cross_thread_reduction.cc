@@ -216,7 +216,7 @@ class Lowerer : public StmtMutator {
     for (auto it = serial.rbegin(); it != serial.rend(); ++it) partial = WithBody(*it, partial);
     std::vector<Stmt> steps = {store(r->identity), partial};
     Buffer slots;
-    Allreduce(*r, reducing, threads, acc, &steps, &slots);
+    Allreduce(*r, reducing, threads, acc, block->name + "_red_shared", &steps, &slots);
     // The result meets C.
     std::vector<Expr> indices;
     for (const Expr& e : r->indices) indices.push_back(Substitute(e, bindings));
@@ -250,10 +250,10 @@ class Lowerer : public StmtMutator {
 
   // Appends to `steps` what combines `acc` across the `reducing` loops (a subset of `threads`,
   // the loops around), leaving the total in every thread's acc; `*slots` is the shared buffer
-  // used, if any.
+  // used, if any, named `slot_name`.
   static void Allreduce(const BlockReduction& r, const std::vector<const ForNode*>& reducing,
                         const std::vector<const ForNode*>& threads, const Buffer& acc,
-                        std::vector<Stmt>* steps, Buffer* slots) {
+                        const std::string& slot_name, std::vector<Stmt>* steps, Buffer* slots) {
     DataType t = acc->dtype;
     DataType index = DataType::Index();
     Expr zero = IntImm(index, 0);
@@ -296,7 +296,7 @@ class Lowerer : public StmtMutator {
       }
       if (n <= kWarp) return;
       // One slot per warp; a group of n threads (x from 0) holds n/32 consecutive warps.
-      *slots = Buffer(acc->name.substr(0, acc->name.size() - 6) + "_shared", t,
+      *slots = Buffer(slot_name, t,
                       {IntImm(index, block_threads / kWarp)}, StorageScope::kShared);
       Expr me = linear({});
       Stmt put = MakeBufferStore(*slots, load(), {FloorDiv(me, IntImm(index, kWarp))});
@@ -309,7 +309,7 @@ class Lowerer : public StmtMutator {
       return;
     }
     // Shared memory: a slot per thread; each thread combines its group's slots.
-    *slots = Buffer(acc->name.substr(0, acc->name.size() - 6) + "_shared", t,
+    *slots = Buffer(slot_name, t,
                     {IntImm(index, block_threads)}, StorageScope::kShared);
     steps->push_back(MakeBufferStore(*slots, load(), {linear({})}));
     VarMap others;

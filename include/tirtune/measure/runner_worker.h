@@ -4,6 +4,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "tirtune/measure/runner_protocol.h"
@@ -14,6 +15,9 @@ namespace tirtune {
 /// a mismatch becomes the reply's kind; a crash or a hang inside the kernel takes this process
 /// with it, which is why it runs in a worker.
 RunReply HandleRunRequest(const RunRequest& request);
+
+/// A reply of `kind` saying `message`.
+RunReply FailureReply(ReplyKind kind, std::string message);
 
 /// What follows a candidate's verification run (its parameters `args` after the run, which took
 /// `first_run` seconds), shared by the CPU and GPU workers: the reply itself when no timing

@@ -1,8 +1,8 @@
 // CUDA C for the lowered GPU form: one `extern "C" __global__` function per kernel. Index
 // arithmetic is int64 (`long long`) as in the lowered form; with CudaOptions::int32_indices, a
-// kernel in which every int64 value provably fits in 32 bits (Int32Check: constant bounds of
-// every subexpression under the loop, block and thread ranges) prints it as `int`. floordiv/floormod go through small helpers that round toward minus
-// infinity, as the IR means them.
+// kernel in which every int64 value provably fits in 32 bits (KernelFitsInt32) prints it as
+// `int`. floordiv/floormod go through small helpers that round toward minus infinity, as the IR
+// means them.
 //
 //   kernel scale_kernel0, grid (16, 1, 1),           extern "C" __global__ void
 //          block (128, 1, 1):                        __launch_bounds__(128)
@@ -16,11 +16,11 @@
 
 #include <algorithm>
 #include <cctype>
-#include <climits>
 #include <cmath>
 #include <set>
 #include <unordered_map>
 
+#include "int32_check.h"
 #include "tirtune/arith/analyzer.h"
 #include "tirtune/codegen/cuda.h"
 #include "tirtune/ir/functor.h"
@@ -47,57 +47,6 @@ __device__ __forceinline__ int tt_floormod(int a, int b) {
   return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
 }
 )";
-
-// Whether every int64 value `kernel` computes lies in [-2^31, 2^31): each int64 subexpression's
-// constant bounds, under the ranges of the loops around it and of the block and thread indices,
-// are within int32. A value it cannot bound (a load of an int64 buffer) keeps the kernel int64.
-class Int32Check : public StmtVisitor {
- public:
-  using StmtVisitor::VisitExpr_;
-  using StmtVisitor::VisitStmt_;
-
-  bool Fits(const GpuKernel& k) {
-    for (int axis = 0; axis < 3; ++axis) {
-      analyzer_.Bind(k.block_idx[axis], Range{0, k.grid[axis]});
-      analyzer_.Bind(k.thread_idx[axis], Range{0, k.block[axis]});
-    }
-    VisitStmt(k.body);
-    return fits_;
-  }
-
-  void VisitExpr(const Expr& e) override {
-    if (!fits_) return;
-    Expr checked = e;
-    if (const auto* ramp = e.as<RampNode>()) {  // its last lane
-      checked = MakeBinary(NodeKind::kAdd, ramp->base,
-                           MakeBinary(NodeKind::kMul, ramp->stride,
-                                      IntImm(ramp->stride.dtype(), ramp->lanes - 1)));
-    }
-    if (checked.dtype() == DataType::Int(64)) {
-      arith::IntBound b = analyzer_.ConstIntBound(checked);
-      if (!b.has_min() || !b.has_max() || b.min_value < INT32_MIN || b.max_value > INT32_MAX) {
-        fits_ = false;
-        return;
-      }
-    }
-    StmtVisitor::VisitExpr(e);
-  }
-  void VisitStmt_(const ForNode* op) override {
-    VisitExpr(op->min);
-    VisitExpr(op->extent);
-    analyzer_.Bind(op->loop_var, Range{op->min, op->extent});
-    VisitStmt(op->body);
-  }
-  void VisitStmt_(const LetStmtNode* op) override {
-    VisitExpr(op->value);
-    if (op->var.dtype().is_int()) analyzer_.Bind(op->var, analyzer_.ConstIntBound(op->value));
-    VisitStmt(op->body);
-  }
-
- private:
-  arith::Analyzer analyzer_;
-  bool fits_ = true;
-};
 
 std::string CType(DataType t) {
   if (t.is_vector())
@@ -186,7 +135,7 @@ class KernelPrinter : public ExprFunctor<std::string>, public StmtFunctor<void> 
   explicit KernelPrinter(const CudaOptions& options) : options_(options) {}
 
   std::string Print(const GpuKernel& k) {
-    narrow_ = options_.int32_indices && Int32Check().Fits(k);
+    narrow_ = options_.int32_indices && KernelFitsInt32(k);
     threads_per_block_ = k.ThreadsPerBlock();
     std::vector<std::string> params;
     for (const Buffer& b : k.params) {

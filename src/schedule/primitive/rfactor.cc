@@ -40,7 +40,6 @@
 #include <unordered_set>
 
 #include "block_checks.h"
-#include "buffer_loads.h"
 #include "read_regions.h"
 #include "tirtune/ir/functor.h"
 #include "tirtune/ir/op.h"
