@@ -1,10 +1,11 @@
 // MutateUnroll: resamples the SampleCategorical whose value the auto-unroll annotation
 // (meta_schedule.unroll_explicit) takes, picking another candidate with non-zero probability, in
-// proportion to the probabilities.
+// proportion to the probabilities (ResampleCategorical, shared with MutateThreadBinding).
 //
 // Before: e3 = SampleCategorical(candidates=[0, 16, 64, 512], ...)  # decision 1 (16 steps)
 //         Annotate(b0, e3, key="meta_schedule.unroll_explicit")
 // After:                                                            # decision 3 (512 steps)
+#include "categorical.h"
 #include "tirtune/search/space.h"
 
 namespace tirtune {
@@ -35,19 +36,24 @@ class MutateUnroll : public Mutator {
     if (candidates.empty()) return std::nullopt;
     // Step 2. Another candidate value, by the remaining probabilities.
     const size_t index = candidates[rng.UniformInt(0, static_cast<int64_t>(candidates.size()))];
-    std::vector<double> probs = insts[index].attrs.at("probs").get<std::vector<double>>();
-    if (insts[index].decision.is_number_integer()) {
-      int64_t current = insts[index].decision.get<int64_t>();
-      if (current >= 0 && current < static_cast<int64_t>(probs.size())) probs[current] = 0;
-    }
-    double total = 0;
-    for (double p : probs) total += p;
-    if (total <= 0) return std::nullopt;
-    return trace.WithDecision(index, int64_t{rng.Categorical(probs)});
+    return ResampleCategorical(trace, index, rng);
   }
 };
 
 }  // namespace
+
+std::optional<Trace> ResampleCategorical(const Trace& trace, size_t index, RandomEngine& rng) {
+  const Instruction& inst = trace.insts()[index];
+  std::vector<double> probs = inst.attrs.at("probs").get<std::vector<double>>();
+  if (inst.decision.is_number_integer()) {
+    int64_t current = inst.decision.get<int64_t>();
+    if (current >= 0 && current < static_cast<int64_t>(probs.size())) probs[current] = 0;
+  }
+  double total = 0;
+  for (double p : probs) total += p;
+  if (total <= 0) return std::nullopt;
+  return trace.WithDecision(index, int64_t{rng.Categorical(probs)});
+}
 
 std::shared_ptr<Mutator> MakeMutateUnroll() { return std::make_shared<MutateUnroll>(); }
 

@@ -3,7 +3,8 @@
 // purely spatial — below the spatial (and parallel) loops, so each thread initializes its own
 // tile, and outside every reduction loop, so the init runs once per output element. A block with
 // no such loop (its reduction has extent 1) keeps its init, which lowering turns into a guarded
-// store.
+// store. On a GPU, a reduction whose loop is bound to threads keeps its init too (the
+// cross-thread lowering turns the whole block into per-thread partial results and shuffles).
 //
 // Before:                                After:
 //   for ij in parallel(64):                for ij in parallel(64):
@@ -19,6 +20,8 @@ namespace {
 
 class RewriteReductionBlock : public Postproc {
  public:
+  explicit RewriteReductionBlock(bool gpu) : gpu_(gpu) {}
+
   std::string name() const override { return "RewriteReductionBlock"; }
 
   bool Apply(Schedule& sch) override {
@@ -32,6 +35,7 @@ class RewriteReductionBlock : public Postproc {
       for (const std::string& name : names) {
         BlockRV block = sch.GetBlock(name);
         std::vector<LoopRV> loops = sch.GetLoops(block);
+        if (gpu_ && ReducesAcrossThreads(sch, loops)) continue;
         for (LoopRV loop : loops) {
           if (IterKindOfLoop(sch.Get(loop)) != LoopIterKind::kSpatial) {
             sch.DecomposeReduction(block, loop);
@@ -44,12 +48,31 @@ class RewriteReductionBlock : public Postproc {
     }
     return true;
   }
+
+ private:
+  // A reduction loop bound to a thread axis: the cross-thread lowering wants the init inside.
+  static bool ReducesAcrossThreads(Schedule& sch, const std::vector<LoopRV>& loops) {
+    for (LoopRV loop : loops) {
+      const ForNode* f = sch.Get(loop);
+      if (f->for_kind == ForKind::kThreadBinding &&
+          IterKindOfLoop(f) != LoopIterKind::kSpatial) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  bool gpu_;
 };
 
 }  // namespace
 
 std::shared_ptr<Postproc> MakeRewriteReductionBlock() {
-  return std::make_shared<RewriteReductionBlock>();
+  return std::make_shared<RewriteReductionBlock>(/*gpu=*/false);
+}
+
+std::shared_ptr<Postproc> MakeRewriteReductionBlockGpu() {
+  return std::make_shared<RewriteReductionBlock>(/*gpu=*/true);
 }
 
 }  // namespace tirtune

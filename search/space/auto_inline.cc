@@ -1,5 +1,8 @@
-// AutoInline: inlines an elementwise producer into its consumers (compute_inline), the CPU
-// variant of MetaSchedule's rule: into consumers only (never reverse-inlining an epilogue into
+// AutoInline: inlines an elementwise producer into its consumers (compute_inline). The GPU
+// variant (MakeAutoInlineGpu) also inlines exp and select producers (a GPU recomputes them
+// rather than writing a tensor to global memory and reading it back) and folds an elementwise
+// block that cannot go into a consumer into its producer instead (reverse_compute_inline: the
+// epilogue of a tiled GEMM into its write-back stage). The CPU variant of MetaSchedule's rule: into consumers only (never reverse-inlining an epilogue into
 // its producer), and, outside purely spatial functions, only producers whose reads map
 // injectively and in order onto their write, that compute no exp and no select — so
 // `exp(x - max)` of a softmax and a padding stage stay materialized, while a bias add or a
@@ -30,24 +33,64 @@ bool HasExpOrSelect(const BlockNode* block) {
   return found;
 }
 
+// A stage MultiLevelTiling made on purpose: a copy into shared or local memory (a read cache,
+// an accumulator), which inlining would undo.
+bool IsCacheStage(const BlockNode* block) {
+  if (block->annotations.count(kAnnCooperativeFetch) > 0) return true;
+  for (const BufferRegion& write : block->writes) {
+    if (write.buffer->scope != StorageScope::kGlobal) return true;
+  }
+  return false;
+}
+
 class AutoInline : public ScheduleRule {
  public:
-  std::string name() const override { return "AutoInline"; }
+  explicit AutoInline(bool gpu) : gpu_(gpu) {}
+
+  std::string name() const override { return gpu_ ? "AutoInlineGpu" : "AutoInline"; }
 
   std::vector<Schedule> Apply(const Schedule& sch, BlockRV block_rv) override {
-    if (!ShouldInline(sch.state(), sch.Get(block_rv))) return {sch};
-    Schedule inlined = sch.Copy();
-    try {
-      inlined.ComputeInline(block_rv);
-    } catch (const ScheduleError&) {
-      return {sch};  // e.g. it writes a parameter, or a consumer is not a leaf block
+    if (ShouldInline(sch.state(), sch.Get(block_rv))) {
+      Schedule inlined = sch.Copy();
+      try {
+        inlined.ComputeInline(block_rv);
+        return {std::move(inlined)};
+      } catch (const ScheduleError&) {
+        // e.g. it writes a parameter, or a consumer is not a leaf block
+      }
     }
-    return {std::move(inlined)};
+    if (gpu_ && ShouldReverseInline(sch.state(), sch.Get(block_rv))) {
+      Schedule inlined = sch.Copy();
+      try {
+        inlined.ReverseComputeInline(block_rv);
+        return {std::move(inlined)};
+      } catch (const ScheduleError&) {
+        // e.g. the producer is a reduction, or the block reads it at other indices
+      }
+    }
+    return {sch};
   }
 
  private:
-  static bool ShouldInline(const ScheduleState& state, const BlockRealizeNode* realize) {
+  // GPU only: an elementwise epilogue folded into the single spatial block that produces its
+  // input (the write-back stage of a tiled reduction), so that it costs no kernel and no
+  // round trip through global memory.
+  static bool ShouldReverseInline(const ScheduleState& state, const BlockRealizeNode* realize) {
     const BlockNode* block = realize->block.get();
+    if (IsCacheStage(block)) return false;
+    if (IsRootBlock(state, realize) || !IsSpatialBlock(block) || block->writes.size() != 1) {
+      return false;
+    }
+    for (const BufferRegion& read : block->reads) {
+      std::optional<ReadWritePattern> pattern = AnalyzeReadWrite(read, block->writes[0]);
+      if (!pattern || !pattern->injective) return false;
+    }
+    return true;
+  }
+
+  bool ShouldInline(const ScheduleState& state, const BlockRealizeNode* realize) const {
+    const BlockNode* block = realize->block.get();
+    if (gpu_ && IsCacheStage(block)) return false;
     // Step 1. A spatial non-root block with one output that someone consumes.
     if (IsRootBlock(state, realize) || !IsSpatialBlock(block) || block->writes.size() != 1 ||
         !HasConsumer(state, realize)) {
@@ -57,7 +100,9 @@ class AutoInline : public ScheduleRule {
     if (block->reads.empty()) return true;
     // Step 3. In a purely spatial function everything may go; elsewhere only cheap, injective,
     // ordered producers (recomputing them per use costs little and keeps the loads streaming).
-    if (IsSpatialFunc(state)) return true;
+    // On a GPU (MetaSchedule's CUDA rule: neither injective nor ordered required) every spatial
+    // producer may go: a padding into the shared cache that reads it, a transposition.
+    if (gpu_ || IsSpatialFunc(state)) return true;
     if (HasExpOrSelect(block)) return false;
     for (const BufferRegion& read : block->reads) {
       std::optional<ReadWritePattern> pattern = AnalyzeReadWrite(read, block->writes[0]);
@@ -65,10 +110,13 @@ class AutoInline : public ScheduleRule {
     }
     return true;
   }
+
+  bool gpu_;
 };
 
 }  // namespace
 
-std::shared_ptr<ScheduleRule> MakeAutoInline() { return std::make_shared<AutoInline>(); }
+std::shared_ptr<ScheduleRule> MakeAutoInline() { return std::make_shared<AutoInline>(false); }
+std::shared_ptr<ScheduleRule> MakeAutoInlineGpu() { return std::make_shared<AutoInline>(true); }
 
 }  // namespace tirtune

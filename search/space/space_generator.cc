@@ -53,6 +53,16 @@ SpaceGenerator SpaceGenerator::DefaultCpu(const CpuSpaceConfig& config) {
   return SpaceGenerator(DefaultCpuRules(config), DefaultCpuPostprocs(), DefaultCpuMutators(config));
 }
 
+SpaceGenerator SpaceGenerator::DefaultCuda(const GpuSpaceConfig& config) {
+  return SpaceGenerator(DefaultCudaRules(config), DefaultCudaPostprocs(config),
+                        DefaultCudaMutators());
+}
+
+SpaceGenerator SpaceGenerator::For(const Target& target) {
+  if (target.is_cuda()) return DefaultCuda(GpuSpaceConfig::For(target));
+  return DefaultCpu(CpuSpaceConfig::For(target));
+}
+
 std::vector<Schedule> SpaceGenerator::GenerateDesignSpaces(const PrimFunc& func,
                                                            uint64_t seed) const {
   std::vector<Schedule> spaces;

@@ -30,6 +30,7 @@
 // dimension keeps its full extent when the accessed extent is not bounded by a constant smaller
 // than it. Strides are padded as storage_align requested (storage_align.cc) for the compacted
 // shape; a buffer declared with explicit strides keeps them.
+#include <algorithm>
 #include <optional>
 #include <unordered_set>
 
@@ -173,15 +174,17 @@ class AccessOffsetter : public StmtMutator {
 
 // Rewrites the accesses of a local buffer compacted per thread (AllocatePerThread): index[d]
 // becomes (index[d] - offset[d]) / stride[d], the offsets' canonical thread variables replaced by
-// the enclosing threadIdx loop of their tag. Not ok() when an access's offset needs a thread
+// the enclosing threadIdx or vthread loop of their tag, after one leading index per vthread axis
+// (that loop's variable). Not ok() when an access's offset needs a thread
 // index no enclosing loop defines.
 class ThreadAccessRewriter : public StmtMutator {
  public:
   ThreadAccessRewriter(const BufferNode* from, Buffer to, std::vector<Expr> offsets,
                        std::vector<int64_t> strides,
-                       const std::unordered_map<std::string, Var>& canonical)
+                       const std::unordered_map<std::string, Var>& canonical,
+                       std::vector<const VarNode*> leading)
       : from_(from), to_(std::move(to)), offsets_(std::move(offsets)),
-        strides_(std::move(strides)), canonical_(canonical) {}
+        strides_(std::move(strides)), canonical_(canonical), leading_(std::move(leading)) {}
   using StmtMutator::VisitExpr_;
   using StmtMutator::VisitStmt_;
 
@@ -221,6 +224,15 @@ class ThreadAccessRewriter : public StmtMutator {
  private:
   std::vector<Expr> Rewrite(const std::vector<Expr>& indices) {
     std::vector<Expr> out;
+    for (const VarNode* v : leading_) {
+      auto found = current_.find(v);
+      if (found == current_.end()) {
+        ok_ = false;  // an access outside the vthread loop
+        out.push_back(IntImm(DataType::Index(), 0));
+      } else {
+        out.push_back(Cast(DataType::Index(), found->second));
+      }
+    }
     for (size_t d = 0; d < indices.size(); ++d) {
       Expr offset = Substitute(offsets_[d], [&](const VarNode* v) -> Expr {
         auto found = current_.find(v);
@@ -242,6 +254,8 @@ class ThreadAccessRewriter : public StmtMutator {
   std::vector<Expr> offsets_;
   std::vector<int64_t> strides_;
   const std::unordered_map<std::string, Var>& canonical_;
+  // The canonical variables of the vthread axes, whose loops index the leading dimensions.
+  std::vector<const VarNode*> leading_;
   std::unordered_map<const VarNode*, Expr> current_;
   bool ok_ = true;
   arith::Analyzer analyzer_;
@@ -459,8 +473,10 @@ class AllocationCompactor : public StmtMutator {
   // copy need only hold the region one thread accesses, with the thread indices fixed (the loops
   // of one tag are the same thread index, whichever loop). A dimension a thread walks with a
   // stride (its elements `threads` apart, so that a warp's accesses are adjacent) is divided by
-  // the stride. Nullopt when `s` has no threadIdx loop or the per-thread region is not a box of
-  // constant size.
+  // the stride. vthread loops count as threads too, with one copy per vthread (a leading
+  // dimension): a thread's tiles of a GEMM that vthreads place far apart take no more registers
+  // than the tiles themselves. Nullopt when `s` has no threadIdx or vthread loop or the
+  // per-thread region is not a box of constant size.
   std::optional<Stmt> AllocatePerThread(const Buffer& buffer, const Stmt& s) {
     std::unordered_map<std::string, Var> canonical;
     std::unordered_map<std::string, Expr> thread_extent;
@@ -469,7 +485,8 @@ class AllocationCompactor : public StmtMutator {
     PreOrderVisit(s, [&](const Object* node) {
       const auto* loop = node->as<ForNode>();
       if (loop == nullptr || loop->for_kind != ForKind::kThreadBinding ||
-          loop->thread_tag.rfind("threadIdx.", 0) != 0) {
+          (loop->thread_tag.rfind("threadIdx.", 0) != 0 &&
+           loop->thread_tag.rfind("vthread", 0) != 0)) {
         return true;
       }
       auto [it, fresh] = canonical.try_emplace(loop->thread_tag,
@@ -525,8 +542,21 @@ class AllocationCompactor : public StmtMutator {
       offsets.push_back(min);
       strides.push_back(stride);
     }
-    Buffer compact = buffer.WithShape(shape).WithStrides({});
-    ThreadAccessRewriter rewriter(buffer.get(), compact, offsets, strides, canonical);
+    // A vthread is a serial loop of each thread: every one of its iterations keeps its own copy,
+    // one leading dimension per vthread axis indexed by that loop's variable.
+    std::vector<const VarNode*> leading;
+    std::vector<std::string> tags;
+    for (const auto& [tag, var] : canonical) tags.push_back(tag);
+    std::sort(tags.begin(), tags.end());
+    std::vector<Expr> full_shape;
+    for (const std::string& tag : tags) {
+      if (tag.rfind("vthread", 0) != 0) continue;
+      leading.push_back(canonical.at(tag).get());
+      full_shape.push_back(IntImm(DataType::Index(), *AsConstInt(thread_extent.at(tag))));
+    }
+    full_shape.insert(full_shape.end(), shape.begin(), shape.end());
+    Buffer compact = buffer.WithShape(full_shape).WithStrides({});
+    ThreadAccessRewriter rewriter(buffer.get(), compact, offsets, strides, canonical, leading);
     Stmt body = rewriter.VisitStmt(s);
     if (!rewriter.ok()) return std::nullopt;
     return MakeAllocate(compact, body);

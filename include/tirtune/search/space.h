@@ -1,8 +1,8 @@
 // Design spaces: the schedule rules that turn a function into one or more partially-decided
 // schedules (sampling instructions record the open choices), the postprocessors that complete or
 // reject a sampled schedule, the mutators that change one decision of a trace, and PostOrderApply,
-// which applies the rules to every block, consumers first. Defaults follow the CPU recipe of
-// ../shared/reference/metaschedule-notes.md §1.3–1.5.
+// which applies the rules to every block, consumers first. Defaults follow the CPU and CUDA
+// recipes of MetaSchedule (../shared/reference/metaschedule-notes.md).
 #pragma once
 
 #include <memory>
@@ -37,6 +37,27 @@ struct CpuSpaceConfig {
   static CpuSpaceConfig For(const Target& target);
 };
 
+/// The knobs of the CUDA design space (MetaSchedule's CUDA rules, metaschedule-notes.md).
+struct GpuSpaceConfig {
+  /// The device's limits (threads per block, vthreads, shared memory, vector bytes).
+  GpuLimits limits;
+  /// Largest innermost tile factor MultiLevelTiling samples. Default 64.
+  int max_innermost_factor = 64;
+  /// Threads per block AutoBind samples for a block left unbound.
+  std::vector<int64_t> thread_extents = {32, 64, 128, 256, 512, 1024};
+  /// Threads CrossThreadReduction samples for one reduction.
+  std::vector<int64_t> reduction_threads = {4, 8, 16, 32, 64, 128, 256, 512};
+  /// Elements one thread moves per access in a cooperative fetch (1: scalar).
+  std::vector<int64_t> fetch_vector_lanes = {1, 2, 4};
+  /// The auto-unroll steps sampled. Default {0, 16, 64, 512}: MetaSchedule's 1024 is left out,
+  /// fully unrolled GEMM tiles of that size take NVRTC seconds per candidate.
+  std::vector<int64_t> unroll_max_steps = {0, 16, 64, 512};
+  /// Threads per block RewriteUnboundBlock gives a block no rule bound. Default 256.
+  int64_t default_threads = 256;
+
+  static GpuSpaceConfig For(const Target& target);
+};
+
 /// Annotation keys the rules write and the postprocessors rewrite into loops.
 inline constexpr const char* kAnnParallel = "meta_schedule.parallel";
 inline constexpr const char* kAnnVectorize = "meta_schedule.vectorize";
@@ -44,6 +65,9 @@ inline constexpr const char* kAnnUnrollExplicit = "meta_schedule.unroll_explicit
 inline constexpr const char* kAnnTilingStructure = "meta_schedule.tiling_structure";
 /// Set by AddRFactor on a reduction whose rfactor block RandomComputeLocation should also place.
 inline constexpr const char* kAnnRandomComputeProducer = "meta_schedule.random_compute_producer";
+/// Set by the CUDA MultiLevelTiling on a shared read cache, valued the sampled vector lanes:
+/// RewriteCooperativeFetch spreads its copy loops over the threads of the block.
+inline constexpr const char* kAnnCooperativeFetch = "meta_schedule.cooperative_fetch";
 
 /// A schedule rule: applied to one block of a schedule, it returns the schedules that continue
 /// from it (one for a deterministic rule, several when it forks the space, the input unchanged when
@@ -113,6 +137,35 @@ std::shared_ptr<Mutator> MakeMutateUnroll();
 std::shared_ptr<Mutator> MakeMutateParallel(const CpuSpaceConfig& config);
 std::vector<MutatorWithProb> DefaultCpuMutators(const CpuSpaceConfig& config);
 
+// ---- The CUDA rules, in the order DefaultCudaRules applies them.
+/// AutoInline as on CPU, but `exp` and `select` producers inline too (a GPU recomputes them
+/// rather than writing a tensor to global memory and reading it back).
+std::shared_ptr<ScheduleRule> MakeAutoInlineGpu();
+/// Multi-level tiling bound to the thread hierarchy, with shared read caches and a local write
+/// cache (multi_level_tiling_gpu.cc).
+std::shared_ptr<ScheduleRule> MakeMultiLevelTilingGpu(const GpuSpaceConfig& config);
+std::shared_ptr<ScheduleRule> MakeCrossThreadReduction(const GpuSpaceConfig& config);
+/// The auto-unroll annotation of ParallelizeVectorizeUnroll (no parallel, no vectorize).
+std::shared_ptr<ScheduleRule> MakeUnrollGpu(const GpuSpaceConfig& config);
+std::shared_ptr<ScheduleRule> MakeAutoBind(const GpuSpaceConfig& config);
+std::vector<std::shared_ptr<ScheduleRule>> DefaultCudaRules(const GpuSpaceConfig& config);
+
+// ---- The CUDA postprocessors, in order.
+std::shared_ptr<Postproc> MakeRewriteCooperativeFetch(const GpuSpaceConfig& config);
+std::shared_ptr<Postproc> MakeRewriteUnboundBlock(const GpuSpaceConfig& config);
+/// RewriteReductionBlock, leaving alone reductions whose loops are bound to threads (the
+/// cross-thread lowering wants their init inside).
+std::shared_ptr<Postproc> MakeRewriteReductionBlockGpu();
+/// Rejects a schedule that LowerGpu refuses for the limits (threads, vthreads, shared memory,
+/// unbound statements, races it can see).
+std::shared_ptr<Postproc> MakeVerifyGpuCode(const GpuSpaceConfig& config);
+std::vector<std::shared_ptr<Postproc>> DefaultCudaPostprocs(const GpuSpaceConfig& config);
+
+// ---- The CUDA mutators (tile size 0.90, unroll 0.08, thread binding 0.02).
+/// Resamples a SampleCategorical whose value a Split takes as a factor (a thread count).
+std::shared_ptr<Mutator> MakeMutateThreadBinding();
+std::vector<MutatorWithProb> DefaultCudaMutators();
+
 /// PostOrderApply: every rule, in order, on every block (consumers before producers); the
 /// result is the design spaces, each a schedule whose trace holds sampling instructions.
 class SpaceGenerator {
@@ -122,6 +175,10 @@ class SpaceGenerator {
                  std::vector<MutatorWithProb> mutators);
   /// The defaults for a CPU target.
   static SpaceGenerator DefaultCpu(const CpuSpaceConfig& config);
+  /// The defaults for a cuda target.
+  static SpaceGenerator DefaultCuda(const GpuSpaceConfig& config);
+  /// DefaultCpu or DefaultCuda, by the target's kind.
+  static SpaceGenerator For(const Target& target);
 
   std::vector<Schedule> GenerateDesignSpaces(const PrimFunc& func, uint64_t seed) const;
 
