@@ -1,4 +1,6 @@
-// The parallel builder: a TBB arena of num_jobs threads, one candidate per task.
+// The parallel builder: a TBB arena of num_jobs threads, one candidate per task. A CPU candidate
+// becomes a relocatable object; a cuda candidate a GpuProgram (kernels lowered, compiled by
+// NVRTC and nvJitLink, and passed through the resource gates).
 #include "tirtune/measure/builder.h"
 
 #include <tbb/parallel_for.h>
@@ -8,6 +10,9 @@
 #include <exception>
 #include <thread>
 
+#include "tirtune/codegen/cuda.h"
+#include "tirtune/lower/lower_gpu.h"
+#include "tirtune/measure/gpu_program.h"
 #include "tirtune/support/error.h"
 
 namespace tirtune {
@@ -55,6 +60,18 @@ Builder::Builder(BuilderConfig config) : config_(std::move(config)) {
 BuildResult Builder::BuildOne(const PrimFunc& scheduled, const Target& target) const {
   auto start = std::chrono::steady_clock::now();
   BuildResult result;
+  if (target.is_cuda()) {
+    result = BuildCuda(scheduled, target);
+  } else {
+    result = BuildCpu(scheduled, target);
+  }
+  result.build_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+BuildResult Builder::BuildCpu(const PrimFunc& scheduled, const Target& target) const {
+  BuildResult result;
   PrimFunc lowered;
   try {
     lowered = Lower(scheduled, config_.lower);
@@ -69,8 +86,31 @@ BuildResult Builder::BuildOne(const PrimFunc& scheduled, const Target& target) c
       result = Failure(BuildStatus::kCodegenError, "code generation", std::current_exception());
     }
   }
-  result.build_ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+BuildResult Builder::BuildCuda(const PrimFunc& scheduled, const Target& target) const {
+  GpuModule module;
+  try {
+    module = LowerGpu(scheduled, target.gpu, config_.lower);
+  } catch (...) {
+    return Failure(BuildStatus::kLoweringError, "lowering", std::current_exception());
+  }
+  BuildResult result;
+  try {
+    CudaBinary binary = CompileCuda(module, target);
+    std::vector<std::string> gates = CheckResourceGates(module, binary, target.gpu);
+    if (!gates.empty()) {
+      result.status = BuildStatus::kCodegenError;
+      result.message = "resource gates: " + gates.front();
+      for (size_t g = 1; g < gates.size(); ++g) result.message += "; " + gates[g];
+      return result;
+    }
+    result.object = GpuProgram::Of(module, binary).Serialize();
+    result.func_name = module.name;
+  } catch (...) {
+    return Failure(BuildStatus::kCodegenError, "CUDA compilation", std::current_exception());
+  }
   return result;
 }
 

@@ -26,9 +26,10 @@ constexpr size_t kVectorize = kSelect + 1;
 constexpr size_t kUnroll = kVectorize + kLoopKindWidth;
 constexpr size_t kParallel = kUnroll + kLoopKindWidth;
 
-/// is_gpu and the extents of the 7 GPU thread axes (zero on CPU targets).
+/// is_gpu, the extents of the 7 GPU thread axes, the block's shared memory and an occupancy
+/// estimate (zero on CPU targets).
 constexpr size_t kGpu = kParallel + kLoopKindWidth;
-constexpr size_t kGpuWidth = 8;
+constexpr size_t kGpuWidth = 10;
 
 /// Per-buffer access features of up to kNumBuffers buffers.
 constexpr size_t kBuffers = kGpu + kGpuWidth;

@@ -7,7 +7,10 @@
 //  - vec_*, unroll_*, parallel_* (11 each): number of such loops around the store, product and
 //    innermost extent, and where they sit (inner / middle / outer loop, spatial when the loop
 //    variable indexes the stored element, reduce otherwise; mixed when they disagree);
-//  - is_gpu and GPU thread-axis extents (8, zero on CPU targets);
+//  - is_gpu, the GPU thread-axis extents around the store, the shared memory its kernel's
+//    blocks allocate (bytes) and an occupancy estimate: the share of an SM's 2,048 thread slots
+//    its blocks fill, limited by threads per block, 32 blocks per SM and 228 KiB of shared memory
+//    (registers are unknown before compiling) (10, zero on CPU targets);
 //  - B0..B4 (18 each): the buffers the store touches, most cache lines first;
 //  - arith_intensity_curve_0..9: FLOPs per unique byte as loops are added from the innermost out;
 //  - alloc_* (4): the allocation of the stored buffer, when the function allocates it;
@@ -54,7 +57,7 @@ std::vector<std::string> MakeFeatureNames() {
   // Step 3. GPU thread axes.
   for (const char* name :
        {"is_gpu", "blockIdx_x_len", "blockIdx_y_len", "blockIdx_z_len", "threadIdx_x_len",
-        "threadIdx_y_len", "threadIdx_z_len", "vthread_len"}) {
+        "threadIdx_y_len", "threadIdx_z_len", "vthread_len", "shared_bytes", "occupancy"}) {
     names.push_back(name);
   }
   // Step 4. Buffer accesses.

@@ -133,6 +133,21 @@ struct BufferSummary {
 class PerStoreFeatureExtractor {
  public:
   FeatureMatrix Run(const PrimFunc& func) {
+    // Shared memory per GPU block: every shared allocation of the function (one kernel, or the
+    // largest share of a few).
+    PreOrderVisit(func->body, [&](const Object* node) {
+      if (const auto* alloc = node->as<AllocateNode>()) {
+        if (alloc->buffer->scope == StorageScope::kShared) {
+          double elems = 1;
+          for (const Expr& dim : alloc->buffer->shape) {
+            const int64_t* d = AsConstInt(dim);
+            elems *= d != nullptr ? static_cast<double>(*d) : 1.0;
+          }
+          shared_bytes_ += elems * alloc->buffer->dtype.bytes();
+        }
+      }
+      return true;
+    });
     Visit(func->body);
     FillSizeShares();
     return std::move(out_);
@@ -225,6 +240,30 @@ class PerStoreFeatureExtractor {
     }
   }
 
+  // is_gpu, the thread-axis extents around the current store, shared memory and occupancy.
+  void WriteGpuColumns(float* out) const {
+    static const char* const kAxes[] = {"blockIdx.x",  "blockIdx.y",  "blockIdx.z", "threadIdx.x",
+                                        "threadIdx.y", "threadIdx.z", "vthread"};
+    double extents[7] = {1, 1, 1, 1, 1, 1, 1};
+    bool gpu = false;
+    for (const Loop& loop : loops_) {
+      if (loop.node == nullptr || loop.node->for_kind != ForKind::kThreadBinding) continue;
+      gpu = true;
+      for (size_t a = 0; a < 7; ++a) {
+        if (loop.node->thread_tag.rfind(kAxes[a], 0) == 0) extents[a] *= loop.extent;
+      }
+    }
+    if (!gpu) return;
+    out[0] = 1;
+    for (size_t a = 0; a < 7; ++a) out[1 + a] = static_cast<float>(Slog(extents[a]));
+    out[8] = static_cast<float>(Slog(shared_bytes_));
+    constexpr double kThreadSlots = 2048, kMaxBlocks = 32, kSharedPerSm = 228.0 * 1024;
+    const double threads = extents[3] * extents[4] * extents[5];
+    double blocks = std::min(std::floor(kThreadSlots / threads), kMaxBlocks);
+    if (shared_bytes_ > 0) blocks = std::min(blocks, std::floor(kSharedPerSm / shared_bytes_));
+    out[9] = static_cast<float>(std::min(1.0, blocks * threads / kThreadSlots));
+  }
+
   double LoopProduct(size_t begin, size_t end) const {
     double prod = 1;
     for (size_t k = begin; k < end; ++k) prod *= static_cast<double>(loops_[k].extent);
@@ -306,6 +345,7 @@ class PerStoreFeatureExtractor {
     WriteLoopKind(vectorized, num_positions, row + kVectorize);
     WriteLoopKind(unrolled, num_positions, row + kUnroll);
     WriteLoopKind(parallel, num_positions, row + kParallel);
+    WriteGpuColumns(row + kGpu);
 
     // Step 4. Buffers, most cache lines first.
     WriteBuffers(accesses, extents, row);
@@ -459,6 +499,7 @@ class PerStoreFeatureExtractor {
   }
 
   FeatureMatrix out_;
+  double shared_bytes_ = 0;
   // The operations of all rows so far.
   OpCounts function_ops_;
   std::vector<Loop> loops_;

@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "tirtune/lower/lower.h"
+#include "tirtune/lower/lower_gpu.h"
 #include "tirtune/search/space.h"
 
 namespace tirtune {
@@ -58,7 +59,8 @@ PrimFunc LowerForFeatures(const PrimFunc& func) {
   LowerOptions options;
   options.max_explicit_unroll = 0;
   options.expand_auto_unroll = false;
-  PrimFunc lowered = Lower(func, options);
+  PrimFunc lowered =
+      HasThreadBindings(func) ? LowerGpuToLoops(func, options) : Lower(func, options);
   Memo().Add(func, lowered);
   return lowered;
 }

@@ -240,7 +240,7 @@ struct TuneRun {
         db(database),
         target(CanonicalTarget(o.target.str())),
         host_device(HostDeviceDescription()),
-        space(SpaceGenerator::DefaultCpu(CpuSpaceConfig::For(o.target))),
+        space(SpaceGenerator::For(o.target)),
         model(o.cost_model == "xgb" ? MakeXGBoostModel(o.xgboost) : MakeRandomModel(o.seed)),
         features(LoweredFeatures(o.builder.num_jobs)),
         measurer(o.builder, runner) {}

@@ -15,8 +15,10 @@
 #include "commands.h"
 #include "file_text.h"
 #include "runner_options.h"
+#include "tirtune/codegen/cuda.h"
 #include "tirtune/database/database.h"
 #include "tirtune/ir/parser.h"
+#include "tirtune/runtime/cuda_driver.h"
 #include "tirtune/search/tune.h"
 #include "tirtune/te/workload_registry.h"
 
@@ -129,8 +131,17 @@ void RunTune(TuneCli& opts, const GlobalOptions& global) {
   std::vector<TuneTask> tasks = LoadTasks(opts);
   TuneOptions options = opts.options;
   options.target = opts.target.empty() ? Target::Host() : Target::Parse(opts.target);
-  // The GPU search is not built yet: refuse before any work rather than fail inside it.
-  RequireCpuTarget(options.target, "tirtune tune");
+  // A cuda target measures on this host's GPU or on a device pool's GPU agents; with neither,
+  // refuse before any work rather than record every candidate as a failure.
+  if (std::string why; options.target.is_cuda() && !opts.runner.remote() &&
+                       !cuda::CudaDriverAvailable(&why)) {
+    TT_USER_ERROR("tirtune tune --target cuda: {} (a device pool's GPU agents can measure: "
+                  "--runner redis://...)",
+                  why);
+  }
+  if (std::string why; options.target.is_cuda() && !CudaCompilerAvailable(&why)) {
+    TT_USER_ERROR("tirtune tune --target cuda: cannot compile CUDA here: {}", why);
+  }
   options.resume = opts.resume;
   options.model_path = opts.cost_model_file;
   std::unique_ptr<Database> db = OpenDatabase(opts.db);

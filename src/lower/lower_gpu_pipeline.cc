@@ -4,13 +4,14 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "tirtune/ir/functor.h"
 #include "tirtune/lower/lower_gpu.h"
 #include "tirtune/lower/passes.h"
 #include "tirtune/support/error.h"
 
 namespace tirtune {
 
-GpuModule LowerGpu(const PrimFunc& func, const GpuLimits& limits, const LowerOptions& options) {
+PrimFunc LowerGpuToLoops(const PrimFunc& func, const LowerOptions& options) {
   // Reductions across threads first, while the blocks still say what they reduce.
   PrimFunc f = LowerCrossThreadReduction(func);
   // Block form to loop form, as for the CPU: inits, blocks to loops, compaction, flattening.
@@ -24,7 +25,22 @@ GpuModule LowerGpu(const PrimFunc& func, const GpuLimits& limits, const LowerOpt
   // loops are left alone by both.
   f = UnrollLoops(f, options);
   f = SimplifyStatements(f);
-  f = VectorizeLoops(f);
+  return VectorizeLoops(f);
+}
+
+bool HasThreadBindings(const PrimFunc& func) {
+  bool found = false;
+  PreOrderVisit(func->body, [&](const Object* node) {
+    if (const auto* loop = node->as<ForNode>()) {
+      found = found || loop->for_kind == ForKind::kThreadBinding;
+    }
+    return !found;
+  });
+  return found;
+}
+
+GpuModule LowerGpu(const PrimFunc& func, const GpuLimits& limits, const LowerOptions& options) {
+  PrimFunc f = LowerGpuToLoops(func, options);
   // Kernels: checked against the target, split off the host, shared memory declared per block,
   // barriers where threads hand data to each other through it.
   std::vector<std::string> problems = VerifyThreadBinding(f, limits);

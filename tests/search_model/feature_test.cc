@@ -15,6 +15,8 @@
 #include "tirtune/ir/parser.h"
 #include "tirtune/lower/lower.h"
 #include "tirtune/schedule/schedule.h"
+#include "tirtune/search/space.h"
+#include "tirtune/codegen/target.h"
 #include "tirtune/te/workload_registry.h"
 
 namespace tirtune {
@@ -321,6 +323,43 @@ TEST(ExtractFeatures, EveryValueIsFinite) {
     EXPECT_GT(f.rows, 0u) << spec;
     for (float v : f.data) ASSERT_TRUE(std::isfinite(v)) << spec;
   }
+}
+
+// A GPU schedule (the CUDA space's tiling of a GEMM with fixed decisions) fills the GPU columns
+// of its update: thread and block extents, the shared tiles' bytes and an occupancy estimate;
+// a CPU schedule leaves them zero.
+TEST(ExtractFeatures, GpuColumnsDescribeTheLaunchOfAGpuSchedule) {
+  const PrimFunc f = MakeWorkload("gemm:64,64,64").func;
+  SpaceGenerator gen = SpaceGenerator::For(Target::Parse("cuda -arch=sm_90"));
+  Trace trace = WithoutDecisions(gen.GenerateDesignSpaces(f, 1)[0].trace());
+  // i, j: [blocks 4, vthread 1, threads 4 x 8, 2, 2]; k: [8, 4, 2]; scalar fetches.
+  std::vector<nlohmann::json> tiles = {{4, 1, 4, 2, 2}, {4, 1, 8, 1, 2}, {8, 4, 2}};
+  size_t next = 0;
+  for (size_t i = 0; i < trace.insts().size(); ++i) {
+    const std::string& kind = trace.insts()[i].kind->name;
+    if (kind == "SamplePerfectTile") trace = trace.WithDecision(i, tiles.at(next++));
+    if (kind == "SampleCategorical") trace = trace.WithDecision(i, 0);
+  }
+  std::optional<Schedule> sch = gen.ReplayAndPostprocess(f, trace, 1);
+  ASSERT_TRUE(sch.has_value()) << gen.WhyRejected(f, trace, 1);
+  FeatureMatrix m = ExtractFeatures(LowerForFeatures(sch->func()));
+  ASSERT_GT(m.rows, 0u);
+  bool found_update = false;
+  for (size_t r = 0; r < m.rows; ++r) {
+    if (Column(m, r, "float_mad") == 0) continue;
+    found_update = true;
+    EXPECT_FLOAT_EQ(Column(m, r, "is_gpu"), 1);
+    EXPECT_FLOAT_EQ(Column(m, r, "blockIdx_x_len"), Slog(16));
+    EXPECT_FLOAT_EQ(Column(m, r, "threadIdx_x_len"), Slog(32));
+    EXPECT_FLOAT_EQ(Column(m, r, "vthread_len"), Slog(1));
+    // A tile of 16 x 8 of A and 8 x 16 of B per slice of k: 256 floats.
+    EXPECT_FLOAT_EQ(Column(m, r, "shared_bytes"), Slog(256 * 4));
+    // 32 blocks of 32 threads fill half of an SM's 2,048 thread slots.
+    EXPECT_FLOAT_EQ(Column(m, r, "occupancy"), 0.5f);
+  }
+  EXPECT_TRUE(found_update);
+  FeatureMatrix cpu = ExtractFeatures(Lower(f));
+  for (size_t r = 0; r < cpu.rows; ++r) EXPECT_FLOAT_EQ(Column(cpu, r, "is_gpu"), 0);
 }
 
 }  // namespace

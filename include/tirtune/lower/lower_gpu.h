@@ -42,6 +42,14 @@ namespace tirtune {
 /// is wrong.
 GpuModule LowerGpu(const PrimFunc& func, const GpuLimits& limits, const LowerOptions& options = {});
 
+/// The recipe's first half: the loop form (flattened, unrolled and vectorized as `options` say)
+/// with its thread-bound loops still in place, before it is checked against any limits and split
+/// into kernels. What the cost model's features are computed on (LowerForFeatures).
+PrimFunc LowerGpuToLoops(const PrimFunc& func, const LowerOptions& options = {});
+
+/// Whether `func` has a loop bound to a GPU thread axis (a GPU schedule).
+bool HasThreadBindings(const PrimFunc& func);
+
 // ---- The GPU passes, one per file in src/lower/, public so that tests can run them alone. ----
 
 /// Block form: every reduction that runs across GPU threads (a reduction loop bound to threadIdx)

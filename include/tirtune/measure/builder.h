@@ -1,5 +1,6 @@
-// Compiling a batch of scheduled candidates to relocatable objects in parallel: lowering, then
-// LLVM code generation, on a TBB task arena capped at BuilderConfig::num_jobs. Each candidate
+// Compiling a batch of scheduled candidates in parallel, on a TBB task arena capped at
+// BuilderConfig::num_jobs: for a CPU target lowering then LLVM code generation (relocatable
+// objects), for a cuda target GPU lowering, NVRTC and the resource gates (GpuPrograms). Each candidate
 // gets a BuildResult; nothing one candidate does (an exception, a rejected construct) escapes or
 // affects the others.
 #pragma once
@@ -19,14 +20,14 @@ struct BuilderConfig {
   int num_jobs = 0;
   /// Passed to Lower. Default LowerOptions{}.
   LowerOptions lower;
-  /// Passed to EmitObject. Default CodegenOptions{} (O3 for the target CPU).
+  /// Passed to EmitObject (CPU targets). Default CodegenOptions{} (O3 for the target CPU).
   CodegenOptions codegen;
 };
 
 enum class BuildStatus {
   kOk,
-  kLoweringError,  // Lower rejected the scheduled function
-  kCodegenError,   // the backend rejected the lowered function
+  kLoweringError,  // Lower (LowerGpu) rejected the scheduled function
+  kCodegenError,   // the backend rejected the lowered function, or a kernel failed the gates
 };
 /// "ok", "lowering_error", "codegen_error".
 const char* BuildStatusName(BuildStatus status);
@@ -35,7 +36,8 @@ struct BuildResult {
   BuildStatus status = BuildStatus::kOk;
   /// Empty when ok; otherwise the error, prefixed by the phase that raised it.
   std::string message;
-  /// The relocatable object (EmitObject) when ok.
+  /// When ok: the relocatable object (EmitObject) for a CPU target; for a cuda target the
+  /// serialized GpuProgram (a cubin that passed CheckResourceGates and its launches).
   std::string object;
   /// The symbol the object defines: the function's name.
   std::string func_name;
@@ -59,6 +61,9 @@ class Builder {
   int num_jobs() const { return num_jobs_; }
 
  private:
+  BuildResult BuildCpu(const PrimFunc& scheduled, const Target& target) const;
+  BuildResult BuildCuda(const PrimFunc& scheduled, const Target& target) const;
+
   BuilderConfig config_;
   int num_jobs_;
 };
