@@ -50,7 +50,7 @@ def main():
         rate = f"{row['tflops']:8.2f} TFLOP/s" if flops else ""
         print(f"{name:<34} {library:<8} {median:10.4f} ms {rate}")
 
-    for m, n, k in [(4096, 4096, 4096), (256, 256, 256)]:
+    for m, n, k in [(4096, 4096, 4096), (1024, 1024, 1024), (256, 256, 256)]:
         a = torch.rand(m, k, device="cuda") * 2 - 1
         b = torch.rand(k, n, device="cuda") * 2 - 1
         c = torch.empty(m, n, device="cuda")

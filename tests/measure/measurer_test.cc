@@ -7,9 +7,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <map>
 
 #include "planted_faults.h"
+#include "tirtune/interp/interpreter.h"
 #include "tirtune/ir/parser.h"
 #include "tirtune/te/workload_registry.h"
 
@@ -53,6 +55,28 @@ TEST(Measurer, ALargeTaskIsVerifiedAgainstTheUnscheduledFunctionCompiled) {
   std::vector<MeasureResult> results = measurer.Measure(task, {w.func});
   ASSERT_EQ(results.size(), 1u);
   EXPECT_EQ(results[0].status, MeasureStatus::kOk) << results[0].message;
+}
+
+// The compiled reference runs its outer loops in parallel: what it computes is what the
+// interpreter computes, for a GEMM (a parallel row loop), a padded convolution with a batch of
+// one (two nests, the parallel loop past the unit batch loop) and a softmax (reductions).
+TEST(Measurer, TheCompiledReferenceAgreesWithTheInterpreter) {
+  for (const char* spec : {"gemm:48,40,32", "conv2d:1,10,10,8,8,3,1,1", "softmax:16,64"}) {
+    PrimFunc f = MakeWorkload(spec).func;
+    ReferenceConfig compiled;
+    compiled.interpret_below_flops = 0;
+    Reference got = ComputeReference(f, 3, Target::Host(), compiled);
+    ASSERT_EQ(got.source, "unscheduled function, compiled");
+    std::vector<NDArray> want = InterpretWithRandomInputs(f, 3);
+    for (size_t p = 0; p < want.size(); ++p) {
+      if (!got.expected[p].defined()) continue;
+      for (int64_t i = 0; i < want[p].size(); ++i) {
+        ASSERT_NEAR(got.expected[p].GetDouble(i), want[p].GetDouble(i),
+                    1e-4 * (1 + std::fabs(want[p].GetDouble(i))))
+            << spec << " parameter " << p << " element " << i;
+      }
+    }
+  }
 }
 
 TEST(Measurer, AReferenceThatCrashesOrHangsIsAUserErrorAndTheTunerLives) {

@@ -16,7 +16,8 @@ namespace tirtune {
 
 struct ReferenceConfig {
   /// Below this many FLOPs (EstimateFlops) the interpreter computes the reference; at or above
-  /// it, the unscheduled function compiled for the target. Default 2e7 (a 256³ GEMM is compiled).
+  /// it, the unscheduled function compiled for the target, its outermost spatial loops run in
+  /// parallel on the host's cores. Default 2e7 (a 256³ GEMM is compiled).
   double interpret_below_flops = 2e7;
   /// How long the compiled unscheduled function may run, in seconds. Default 600.
   double timeout_s = 600;

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# On a GPU host, from the repository root: unpack the GPU-host bundle (scripts/gpu_host_bundle.sh)
+# and tune GPU kernels there with `tirtune tune --target cuda` (candidates built by the host's
+# NVRTC, verified against the host CPU's reference and timed on the GPU by tirtune-runner
+# workers), then time the best kernel of each task the way the final numbers are timed (L2
+# flushed before every sample) and the vendor libraries on the same shapes (vs_cublas.py).
+# Each task's tuning stops after TUNE_SECONDS (SIGINT: the batch in flight is committed) or its
+# trials. Results under $OUT (or /tmp/tirtune-gpu-tune): a database, logs, JSON.
+# Usage: bench/gpu/tune_on_gpu.sh [BUNDLE.tar.xz] [TASK ...]   (TASK: WORKLOAD:TRIALS)
+set -u
+bundle=${1:-build/tirtune-gpu-host.tar.xz}
+shift || true
+tasks=("$@")
+[ ${#tasks[@]} -gt 0 ] || tasks=("gemm:1024,1024,1024:1000")
+results=${OUT:-/tmp/tirtune-gpu-tune}
+seconds=${TUNE_SECONDS:-240}
+mkdir -p "$results"
+t=$(mktemp -d)
+tar xJf "$bundle" -C "$t"
+T="$t/tirtune"
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv | tee "$results/host.txt"
+nproc | tee -a "$results/host.txt"
+cuda='cuda -arch=sm_90'
+status=0
+for task in "${tasks[@]}"; do
+  workload=${task%:*}
+  trials=${task##*:}
+  name=$(echo "$workload" | tr ':,' '__')
+  echo "\$ tirtune tune --target '$cuda' --workload $workload --trials $trials (at most ${seconds} s)"
+  timeout -s INT -k 90 "$seconds" "$T" --json tune --target "$cuda" --workload "$workload" \
+    --trials "$trials" --db "$results/gpu_tune.db" --log "$results/tune_$name.log" \
+    > "$results/tune_$name.json" || status=1
+  tail -5 "$results/tune_$name.log"
+  python3 - "$results/tune_$name.json" "$results/best_$name.json" <<'PY' || status=1
+import json, sys
+run = json.load(open(sys.argv[1]))
+task = run["tasks"][0]
+print(f"{task['task']}: {task['trials']} trials, statuses {task['statuses']}, "
+      f"stopped: {task['stopped']}, best {task.get('best_gflops', 0):.1f} GFLOP/s in tuning")
+json.dump(task["best_trace"], open(sys.argv[2], "w"))
+PY
+  echo "\$ tirtune time --target '$cuda' --workload $workload --trace best_$name.json"
+  "$T" --json time --target "$cuda" --workload "$workload" --trace "$results/best_$name.json" \
+    > "$results/time_$name.json" || status=1
+  python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(f\"{r['function']}: {r['median_seconds']*1e3:.4f} ms, {r['gflops']:.1f} GFLOP/s, kernels {r['kernels']}\")" \
+    "$results/time_$name.json" || status=1
+done
+rm -rf "$t"
+exit $status
