@@ -15,6 +15,7 @@
 #include "tirtune/support/error.h"
 
 #if TIRTUNE_WITH_MODELS
+#include "tirtune/codegen/cuda.h"
 #include "tirtune/graph/executor.h"
 #include "tirtune/measure/verify.h"
 #include "tirtune/model/compile.h"
@@ -37,7 +38,9 @@ struct ModelCompileCli {
 void RunModelCompile(const ModelCompileCli& opts, const GlobalOptions& global) {
   model::CompileModelOptions options;
   options.target = opts.target.empty() ? Target::Host() : Target::Parse(opts.target);
-  RequireCpuTarget(options.target, "tirtune compile --model");
+  if (std::string why; options.target.is_cuda() && !CudaCompilerAvailable(&why)) {
+    TT_USER_ERROR("tirtune compile --target cuda: cannot compile CUDA here: {}", why);
+  }
   options.source = opts.model;
   std::unique_ptr<Database> db;
   if (!opts.db.empty()) {

@@ -1,5 +1,5 @@
 // CompileModel: the best record (or the default schedule) of every task, lowered, compiled to an
-// object, and written with the graph and its weights as an artifact directory. The directory is
+// object (a GpuProgram for a cuda target), and written with the graph and its weights as an artifact directory. The directory is
 // built under a temporary name and swapped into place at the end, so that a compile that fails
 // or is killed half-way leaves the previous artifact whole.
 #include "tirtune/model/compile.h"
@@ -14,10 +14,15 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include <fmt/ranges.h>
+
 #include "tirtune/codegen/build.h"
+#include "tirtune/codegen/cuda.h"
 #include "tirtune/graph/validate.h"
 #include "tirtune/ir/printer.h"
 #include "tirtune/lower/lower.h"
+#include "tirtune/lower/lower_gpu.h"
+#include "tirtune/measure/gpu_program.h"
 #include "tirtune/model/artifact.h"
 #include "tirtune/model/default_schedule.h"
 #include "tirtune/search/tune.h"
@@ -69,12 +74,30 @@ void Publish(const fs::path& staging, const fs::path& dir) {
   fs::remove_all(staging, ec);  // now the previous artifact
 }
 
-// The lowered function of a task: its best record replayed, or the default schedule.
-PrimFunc ScheduleTask(const graph::Task& task, const CompileModelOptions& options,
-                      CompiledTask* report) {
+// A task's schedule built for the target: an object (CPU) or a GpuProgram (cuda: the kernels
+// lowered, compiled by NVRTC and past the resource gates). Throws when it does not build.
+struct BuiltTask {
+  std::string bytes;
+  std::string extension;  // of its file in kernels/
+};
+
+BuiltTask BuildForTarget(const PrimFunc& scheduled, const std::string& name, const Target& target) {
+  if (!target.is_cuda()) return {EmitObject(Lower(scheduled).WithName(name), target), ".o"};
+  GpuModule module = LowerGpu(scheduled.WithName(name), target.gpu);
+  CudaBinary binary = CompileCuda(module, target);
+  std::vector<std::string> gates = CheckResourceGates(module, binary, target.gpu);
+  if (!gates.empty()) {
+    TT_USER_ERROR("its kernels cannot run on {}: {}", target.str(), fmt::join(gates, "; "));
+  }
+  return {GpuProgram::Of(module, binary).Serialize(), ".gpu"};
+}
+
+// A task built: its best record replayed, or the default schedule.
+BuiltTask BuildTask(const graph::Task& task, const CompileModelOptions& options,
+                    CompiledTask* report) {
   report->fallback_reason = "no database";
   if (options.db != nullptr) {
-    // The best records in order: one that no longer replays or lowers (an older program's
+    // The best records in order: one that no longer replays or builds (an older program's
     // trace, a damaged row) gives way to the next, and the report says so.
     constexpr size_t kCompileCandidates = 8;
     std::optional<WorkloadEntry> entry = options.db->FindWorkload(task.func);
@@ -87,7 +110,7 @@ PrimFunc ScheduleTask(const graph::Task& task, const CompileModelOptions& option
       std::string problem;
       if (std::optional<Schedule> sch = ReplayRecord(task.func, best[i].trace)) {
         try {
-          PrimFunc lowered = Lower(sch->func());
+          BuiltTask built = BuildForTarget(sch->func(), task.name, options.target);
           report->tuned = true;
           report->best_seconds = best[i].median_secs;
           report->fallback_reason.clear();
@@ -95,9 +118,9 @@ PrimFunc ScheduleTask(const graph::Task& task, const CompileModelOptions& option
             report->note = fmt::format("used the record ranked {} of {}: the best {}", i + 1,
                                        best.size(), first_problem);
           }
-          return lowered;
+          return built;
         } catch (const std::exception& e) {
-          problem = fmt::format("does not lower ({})", e.what());
+          problem = fmt::format("does not build ({})", e.what());
         }
       } else {
         problem = "no longer replays";
@@ -113,11 +136,21 @@ PrimFunc ScheduleTask(const graph::Task& task, const CompileModelOptions& option
                                             best.size(), first_problem);
     }
   }
+  if (options.target.is_cuda()) {
+    // No fallback past the default GPU schedule: an unbound kernel cannot run at all.
+    try {
+      return BuildForTarget(DefaultGpuSchedule(task.func, options.target).func(), task.name,
+                            options.target);
+    } catch (const UserError& e) {
+      TT_USER_ERROR("function '{}': {}", task.name, e.what());
+    }
+  }
   try {
-    return Lower(DefaultSchedule(task.func, options.target).func());
+    return BuildForTarget(DefaultSchedule(task.func, options.target).func(), task.name,
+                          options.target);
   } catch (const std::exception&) {
     // The default schedule is only a speed-up: the function as written always lowers.
-    return Lower(task.func);
+    return BuildForTarget(task.func, task.name, options.target);
   }
 }
 
@@ -202,14 +235,13 @@ std::vector<CompiledTask> CompileModel(const ModelTasks& model, const std::strin
     r.name = task.name;
     r.weight = task.weight;
     r.workload_key = task.workload_key;
-    PrimFunc lowered = ScheduleTask(task, options, &r).WithName(task.name);
     auto start = std::chrono::steady_clock::now();
-    std::string object = EmitObject(lowered, options.target);
+    BuiltTask built = BuildTask(task, options, &r);
     r.compile_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    r.object_file = "kernels/" + task.name + ".o";
+    r.object_file = "kernels/" + task.name + built.extension;
     std::string ir_file = "kernels/" + task.name + ".tir";
-    files.Write(r.object_file, object);
+    files.Write(r.object_file, built.bytes);
     files.Write(ir_file, Print(task.func.WithName(task.name)));
     nlohmann::json f = {{"name", task.name},     {"object", r.object_file},
                         {"ir", ir_file},         {"tuned", r.tuned},

@@ -25,6 +25,8 @@
 #include "tirtune/ir/buffer.h"
 #include "tirtune/ir/functor.h"
 #include "tirtune/ir/stmt.h"
+#include "tirtune/search/space.h"
+#include "tirtune/support/error.h"
 
 namespace tirtune::model {
 namespace {
@@ -219,6 +221,20 @@ Schedule DefaultSchedule(const PrimFunc& func, const Target& target) {
   }
   for (const std::string& name : names) ParallelizeVectorize(sch, name, target);
   return sch;
+}
+
+Schedule DefaultGpuSchedule(const PrimFunc& func, const Target& target) {
+  GpuSpaceConfig config = GpuSpaceConfig::For(target);
+  std::vector<std::shared_ptr<Postproc>> bind = {MakeRewriteUnboundBlock(config),
+                                                 MakeRewriteReductionBlockGpu(),
+                                                 MakeVerifyGpuCode(config)};
+  SpaceGenerator inlined({MakeAutoInlineGpu()}, bind, {});
+  Trace trace = inlined.GenerateDesignSpaces(func, 1).front().trace();
+  if (std::optional<Schedule> sch = inlined.ReplayAndPostprocess(func, trace, 1)) return *sch;
+  SpaceGenerator plain({}, bind, {});
+  if (std::optional<Schedule> sch = plain.ReplayAndPostprocess(func, Trace(), 1)) return *sch;
+  TT_USER_ERROR("{}: no default GPU schedule puts every statement on the GPU's threads ({})",
+                func->name, plain.WhyRejected(func, Trace(), 1));
 }
 
 }  // namespace tirtune::model

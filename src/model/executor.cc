@@ -14,6 +14,8 @@
 #include <sstream>
 
 #include "tirtune/ir/parser.h"
+#include "tirtune/measure/gpu_program.h"
+#include "tirtune/runtime/cuda_driver.h"
 #include "tirtune/support/error.h"
 
 namespace tirtune::model {
@@ -38,6 +40,10 @@ NDArray Blob(int64_t nbytes) {
 GraphExecutor::GraphExecutor(const std::string& dir) : artifact_(ReadArtifact(dir)) {
   target_ = Target::Parse(artifact_.target);
   const fs::path root(dir);
+  if (target_.is_cuda()) {
+    LoadGpu(dir);
+    return;
+  }
   if (std::vector<std::string> missing = TargetFeaturesMissingOnHost(target_); !missing.empty()) {
     TT_USER_ERROR(
         "{}: compiled for '{}', whose instructions this CPU ({}) lacks: {}; compile the model "
@@ -72,22 +78,7 @@ GraphExecutor::GraphExecutor(const std::string& dir) : artifact_(ReadArtifact(di
   }
 
   // Step 2. Inputs and constants get their own storage.
-  data_.assign(artifact_.values.size(), nullptr);
-  std::string weights = ReadBytes(root / artifact_.weights_file);
-  for (size_t i = 0; i < artifact_.values.size(); ++i) {
-    const ArtifactValue& v = artifact_.values[i];
-    if (v.kind == ArtifactValueKind::kCall) continue;
-    NDArray blob = Blob(v.NumElements() * v.dtype.bytes());
-    if (v.kind == ArtifactValueKind::kConstant) {
-      if (v.offset + v.nbytes > static_cast<int64_t>(weights.size())) {
-        TT_USER_ERROR("{}: '{}' is truncated (constant '{}' lies past its end)", dir,
-                      artifact_.weights_file, v.name);
-      }
-      std::memcpy(blob.raw(), weights.data() + v.offset, v.nbytes);
-    }
-    data_[i] = blob.raw();
-    blobs_.push_back(std::move(blob));
-  }
+  LoadInputsAndConstants(dir);
 
   // Step 3. Intermediates by liveness: a value dies after its last use unless it is an output.
   std::vector<int> last_use(artifact_.values.size(), -1);
@@ -138,7 +129,26 @@ GraphExecutor::GraphExecutor(const std::string& dir) : artifact_(ReadArtifact(di
   }
 }
 
-GraphExecutor::~GraphExecutor() = default;
+void GraphExecutor::LoadInputsAndConstants(const std::string& dir) {
+  const fs::path root(dir);
+  data_.assign(artifact_.values.size(), nullptr);
+  std::string weights = ReadBytes(root / artifact_.weights_file);
+  for (size_t i = 0; i < artifact_.values.size(); ++i) {
+    const ArtifactValue& v = artifact_.values[i];
+    if (v.kind == ArtifactValueKind::kCall) continue;
+    NDArray blob = Blob(v.NumElements() * v.dtype.bytes());
+    if (v.kind == ArtifactValueKind::kConstant) {
+      if (v.offset + v.nbytes > static_cast<int64_t>(weights.size())) {
+        TT_USER_ERROR("{}: '{}' is truncated (constant '{}' lies past its end)", dir,
+                      artifact_.weights_file, v.name);
+      }
+      std::memcpy(blob.raw(), weights.data() + v.offset, v.nbytes);
+    }
+    data_[i] = blob.raw();
+    blobs_.push_back(std::move(blob));
+  }
+}
+
 
 std::vector<graph::TensorType> GraphExecutor::InputTypes() const {
   std::vector<graph::TensorType> types;
@@ -184,6 +194,7 @@ std::vector<NDArray> GraphExecutor::Run(const std::vector<NDArray>& inputs) {
     }
     std::memcpy(data_[artifact_.inputs[i]], inputs[i].raw(), inputs[i].nbytes());
   }
+  if (gpu_) return RunGpu();
   RunCalls(nullptr);
   std::vector<NDArray> outputs;
   for (int o : artifact_.outputs) {
@@ -197,8 +208,165 @@ std::vector<NDArray> GraphExecutor::Run(const std::vector<NDArray>& inputs) {
 
 std::vector<double> GraphExecutor::RunTimedCalls() {
   std::vector<double> seconds;
-  RunCalls(&seconds);
+  if (gpu_) {
+    RunGpuCalls(&seconds);
+  } else {
+    RunCalls(&seconds);
+  }
   return seconds;
+}
+
+// ---- The GPU side of a cuda artifact.
+
+struct GraphExecutor::GpuState {
+  // The functions' programs: the cubin loaded, a kernel per launch, their own intermediates.
+  struct Program {
+    GpuProgram program;
+    cuda::Module module;
+    std::vector<cuda::Kernel> kernels;
+    std::vector<cuda::DeviceBuffer> intermediates;
+  };
+  cuda::Context context;
+  std::vector<Program> programs;
+  std::vector<cuda::DeviceBuffer> values;  // one per graph value
+};
+
+GraphExecutor::~GraphExecutor() = default;
+
+void GraphExecutor::LoadGpu(const std::string& dir) {
+  const fs::path root(dir);
+  try {
+    gpu_ = std::make_unique<GpuState>();
+  } catch (const std::exception& e) {
+    TT_USER_ERROR("{}: compiled for '{}', which needs this host's GPU: {}", dir, artifact_.target,
+                  e.what());
+  }
+  GpuState& g = *gpu_;
+  const std::string arch = g.context.info().Arch();
+  if (arch != target_.arch) {
+    TT_USER_ERROR("{}: compiled for {}, but this host's GPU ({}) is {}; compile the model again "
+                  "with --target \"cuda -arch={}\"",
+                  dir, target_.arch, g.context.info().name, arch, arch);
+  }
+  // Step 1. The programs, each checked against the function it was compiled from and the values
+  // it is called on.
+  std::vector<PrimFunc> funcs;
+  for (const ArtifactFunction& f : artifact_.functions) {
+    GpuState::Program p;
+    try {
+      p.program = GpuProgram::Deserialize(ReadBytes(root / f.object_file));
+      p.module = g.context.Load(p.program.cubin);
+      for (const GpuProgram::Launch& l : p.program.launches) {
+        p.kernels.push_back(p.module.Function(l.kernel));
+      }
+      for (const GpuProgram::Intermediate& i : p.program.intermediates) {
+        p.intermediates.push_back(
+            g.context.Allocate(static_cast<size_t>(std::max<int64_t>(i.elements, 1)) *
+                               i.dtype.bytes()));
+      }
+    } catch (const std::exception& e) {
+      TT_USER_ERROR("{}: cannot load '{}': {}", dir, f.object_file, e.what());
+    }
+    funcs.push_back(ParsePrimFunc(ReadBytes(root / f.ir_file), (root / f.ir_file).string()));
+    const size_t buffers = funcs.back()->params.size() + p.intermediates.size();
+    for (const GpuProgram::Launch& l : p.program.launches) {
+      for (int a : l.args) {
+        if (a < 0 || static_cast<size_t>(a) >= buffers) {
+          TT_USER_ERROR("{}: '{}' launches {} with buffer {} of {}", dir, f.object_file, l.kernel,
+                        a, buffers);
+        }
+      }
+    }
+    g.programs.push_back(std::move(p));
+  }
+  for (const ArtifactCall& call : artifact_.calls) {
+    const PrimFunc& func = funcs[call.function];
+    std::vector<int> params = call.args;
+    params.push_back(call.output);
+    if (func->params.size() != params.size()) {
+      TT_USER_ERROR("{}: function '{}' takes {} parameters, a call passes {}", dir, func->name,
+                    func->params.size(), params.size());
+    }
+    for (size_t i = 0; i < params.size(); ++i) {
+      const ArtifactValue& v = artifact_.values[params[i]];
+      const Buffer& b = func->params[i];
+      if (b->dtype != v.dtype || b.ConstNumElements() != v.NumElements()) {
+        TT_USER_ERROR("{}: function '{}' parameter {} does not match value '{}' ({})", dir,
+                      func->name, i, v.name, v.dtype.str());
+      }
+    }
+  }
+  // Step 2. Device memory for every value, the constants uploaded once.
+  LoadInputsAndConstants(dir);
+  for (size_t i = 0; i < artifact_.values.size(); ++i) {
+    const ArtifactValue& v = artifact_.values[i];
+    const int64_t bytes = v.NumElements() * v.dtype.bytes();
+    g.values.push_back(g.context.Allocate(static_cast<size_t>(std::max<int64_t>(bytes, 1))));
+    if (v.kind == ArtifactValueKind::kConstant) {
+      g.context.CopyToDevice(g.values.back(), data_[i], static_cast<size_t>(bytes));
+    }
+    if (v.kind == ArtifactValueKind::kCall) {
+      intermediate_bytes_ += bytes;
+      intermediate_bytes_unshared_ += bytes;
+    }
+  }
+}
+
+void GraphExecutor::RunGpuCalls(std::vector<double>* seconds) {
+  GpuState& g = *gpu_;
+  for (size_t c = 0; c < artifact_.calls.size(); ++c) {
+    const ArtifactCall& call = artifact_.calls[c];
+    GpuState::Program& p = g.programs[call.function];
+    std::vector<int> params = call.args;
+    params.push_back(call.output);
+    auto launch = [&] {
+      for (size_t k = 0; k < p.program.launches.size(); ++k) {
+        const GpuProgram::Launch& l = p.program.launches[k];
+        std::vector<uint64_t> addresses;
+        for (int a : l.args) {
+          addresses.push_back(static_cast<size_t>(a) < params.size()
+                                  ? g.values[params[a]].address()
+                                  : p.intermediates[a - params.size()].address());
+        }
+        std::vector<void*> args;
+        for (uint64_t& address : addresses) args.push_back(&address);
+        g.context.Launch(p.kernels[k], l.grid, l.block, l.dynamic_shared_bytes, std::move(args));
+      }
+    };
+    try {
+      if (seconds != nullptr) {
+        seconds->push_back(g.context.TimeMs([] {}, launch) / 1e3);
+      } else {
+        launch();
+      }
+    } catch (const cuda::CudaError& e) {
+      TT_USER_ERROR("function '{}' (call {}) failed on the GPU: {}",
+                    artifact_.functions[call.function].name, c, e.what());
+    }
+  }
+  try {
+    g.context.Synchronize();
+  } catch (const cuda::CudaError& e) {
+    TT_USER_ERROR("the model failed on the GPU: {}", e.what());
+  }
+}
+
+std::vector<NDArray> GraphExecutor::RunGpu() {
+  GpuState& g = *gpu_;
+  for (int i : artifact_.inputs) {
+    const ArtifactValue& v = artifact_.values[i];
+    g.context.CopyToDevice(g.values[i], data_[i],
+                           static_cast<size_t>(v.NumElements() * v.dtype.bytes()));
+  }
+  RunGpuCalls(nullptr);
+  std::vector<NDArray> outputs;
+  for (int o : artifact_.outputs) {
+    const ArtifactValue& v = artifact_.values[o];
+    NDArray out = NDArray::Empty(v.shape, v.dtype);
+    g.context.CopyToHost(out.raw(), g.values[o], static_cast<size_t>(out.nbytes()));
+    outputs.push_back(std::move(out));
+  }
+  return outputs;
 }
 
 graph::Graph GraphExecutor::ReferenceGraph() const {

@@ -66,6 +66,25 @@ TEST_F(ModelCli, UntunedCompileRunsAndVerifies) {
   for (int64_t i = 0; i < y.size(); ++i) EXPECT_NEAR(y.GetDouble(i), expected.GetDouble(i), 1e-4);
 }
 
+// For a GPU: compiled here (NVRTC), run where the driver is; on a host without one `run` says so.
+TEST_F(ModelCli, CompileForCudaWritesGpuProgramsAndRunNeedsTheDriver) {
+  std::string model = WriteModel(SmallCnn(), dir_ / "cnn.onnx");
+  Result c = Run("compile --json --model " + model + " -o " + Path("gpu") +
+                 " --target \"cuda -arch=sm_90\"");
+  if (c.exit_code != 0 && c.err.find("cannot compile CUDA here") != std::string::npos) {
+    GTEST_SKIP() << c.err;
+  }
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  for (const nlohmann::json& f : c.Json()["functions"]) {
+    std::string object = f["object"].get<std::string>();
+    EXPECT_EQ(object.substr(object.size() - 4), ".gpu") << object;
+  }
+  if (fs::exists("/dev/nvidiactl")) GTEST_SKIP() << "this host has an NVIDIA driver";
+  Result r = Run("run " + Path("gpu") + " --verify");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("which needs this host's GPU"), std::string::npos) << r.err;
+}
+
 TEST_F(ModelCli, BenchReportsLatencyAndShares) {
   Result c = Run("compile --model " + WriteModel(SmallCnn(), dir_ / "cnn.onnx") + " -o " +
                  Path("art") + " " + kTarget);

@@ -1,6 +1,9 @@
 // The graph executor: loads a compiled-model artifact (model/artifact.h) into this process — every
 // kernel object linked with LoadObject, the weights read once, the intermediates allocated once
-// (buffers reused once a value is dead) — and runs the calls in order.
+// (buffers reused once a value is dead) — and runs the calls in order. An artifact compiled for a
+// cuda target runs on this host's GPU (device 0): its GpuPrograms loaded into the device's
+// context, the constants uploaded once, every value kept in device memory between calls, only the
+// inputs and outputs copied per run.
 #pragma once
 
 #include <memory>
@@ -17,7 +20,8 @@ namespace tirtune::model {
 class GraphExecutor {
  public:
   /// Loads the artifact in `dir`. UserError for a corrupt or incomplete artifact (naming the
-  /// file), a target this host cannot parse, or a kernel whose parameters do not match the graph.
+  /// file), a target this host cannot parse, a kernel whose parameters do not match the graph, or
+  /// a cuda artifact on a host without the NVIDIA driver or a GPU.
   explicit GraphExecutor(const std::string& dir);
   ~GraphExecutor();
   GraphExecutor(const GraphExecutor&) = delete;
@@ -34,10 +38,11 @@ class GraphExecutor {
   std::vector<NDArray> Run(const std::vector<NDArray>& inputs);
 
   /// Runs every call once on the inputs of the last Run and returns the seconds each took
-  /// (indexed like artifact().calls).
+  /// (indexed like artifact().calls; on a GPU, CUDA events around each call's launches).
   std::vector<double> RunTimedCalls();
 
-  /// Bytes of intermediate storage after reuse, and without it.
+  /// Bytes of intermediate storage after reuse, and without it (on a GPU: device memory, one
+  /// buffer per value, no reuse yet).
   int64_t intermediate_bytes() const { return intermediate_bytes_; }
   int64_t intermediate_bytes_unshared() const { return intermediate_bytes_unshared_; }
 
@@ -47,6 +52,12 @@ class GraphExecutor {
 
  private:
   void RunCalls(std::vector<double>* seconds);
+  void LoadInputsAndConstants(const std::string& dir);
+  void LoadGpu(const std::string& dir);
+  std::vector<NDArray> RunGpu();
+  void RunGpuCalls(std::vector<double>* seconds);
+
+  struct GpuState;
 
   Artifact artifact_;
   Target target_;
@@ -56,6 +67,7 @@ class GraphExecutor {
   std::vector<std::vector<void*>> call_args_;
   int64_t intermediate_bytes_ = 0;
   int64_t intermediate_bytes_unshared_ = 0;
+  std::unique_ptr<GpuState> gpu_;  // a cuda artifact's device side
 };
 
 }  // namespace tirtune::model
