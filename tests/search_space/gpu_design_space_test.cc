@@ -2,14 +2,17 @@
 // shape: the space yields at least 50 valid samples (replayed, postprocessed and accepted by
 // VerifyGpuCode), each of which lowers to kernels that compute the interpreter's numbers in the
 // GPU-semantics executor (threads phase by phase, races and warp divergence detected); mutated
-// samples replay to correct kernels or are rejected cleanly. The share of samples the
-// postprocessors reject is recorded per workload (and printed). Then GEMM specifics.
+// samples replay to correct kernels or are rejected cleanly; the valid samples' kernels compile
+// (NVRTC, where installed) within the static gates. The share of samples the postprocessors
+// reject is recorded per workload (and printed). Then GEMM, epilogue and softmax specifics.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <map>
+#include <set>
 
 #include "../lower/gpu_check.h"
+#include "tirtune/codegen/cuda.h"
 #include "tirtune/codegen/target.h"
 #include "tirtune/interp/gpu_executor.h"
 #include "tirtune/search/space.h"
@@ -53,8 +56,38 @@ std::string CheckOnGpuExecutor(const PrimFunc& original, const PrimFunc& schedul
   }
 }
 
-// Samples the space of `spec` until kWantValid are valid (or kMaxAttempts), checking each
-// valid sample and one mutation of it on the executor; prints and records the rejected share.
+// The static gates (no spills; registers, shared memory within the limits) on the kernels of
+// every sample: all of them compiled as one NVRTC program (each kernel renamed after its sample),
+// which costs far less than one compilation each. Returns how many samples fail them; an
+// empty `why` when NVRTC is not installed (then nothing is checked).
+int SamplesFailingTheGates(const std::vector<GpuModule>& samples, std::string* why) {
+  if (!CudaCompilerAvailable(why)) return 0;
+  why->clear();
+  GpuModule all;
+  all.name = "samples";
+  std::vector<size_t> owner;
+  for (size_t i = 0; i < samples.size(); ++i) {
+    for (GpuKernel k : samples[i].kernels) {
+      k.name = fmt::format("s{}_{}", i, k.name);
+      all.kernels.push_back(std::move(k));
+      owner.push_back(i);
+    }
+  }
+  CudaBinary binary = CompileCuda(all, Sm90());
+  std::set<size_t> failing;
+  for (const std::string& problem : CheckResourceGates(all, binary, Sm90().gpu)) {
+    for (size_t k = 0; k < all.kernels.size(); ++k) {
+      if (problem.rfind(all.kernels[k].name + ":", 0) == 0) failing.insert(owner[k]);
+    }
+    *why += "\n    " + problem;
+  }
+  return static_cast<int>(failing.size());
+}
+
+// Samples the space of `spec` until kWantValid samples pass the postprocessors (VerifyGpuCode
+// among them) and the static gates (or kMaxAttempts), checking each and one mutation of it on
+// the executor; the gates are checked a batch at a time. Prints and records the share the
+// postprocessors and the gates reject.
 void CheckSpace(const std::string& spec) {
   const PrimFunc f = MakeWorkload(spec).func;
   SpaceGenerator gen = SpaceGenerator::For(Sm90());
@@ -64,36 +97,52 @@ void CheckSpace(const std::string& spec) {
   for (const Schedule& space : spaces) traces.push_back(WithoutDecisions(space.trace()));
 
   RandomEngine rng(42);
-  int valid = 0, attempts = 0, mutated = 0;
+  int verified = 0, passing = 0, gated = 0, attempts = 0, mutated = 0;
   std::map<std::string, int> rejections;
-  for (; attempts < kMaxAttempts && valid < kWantValid; ++attempts) {
+  std::string gate_problems;
+  std::vector<GpuModule> pending;  // verified, not yet through the gates
+  for (; attempts < kMaxAttempts && passing < kWantValid; ++attempts) {
     const Trace& trace = traces[attempts % traces.size()];
     std::optional<Schedule> sample = gen.ReplayAndPostprocess(f, trace, 1000 + attempts);
     if (!sample) {
       ++rejections[gen.WhyRejected(f, trace, 1000 + attempts)];
       continue;
     }
-    ++valid;
+    ++verified;
     ASSERT_EQ(CheckOnGpuExecutor(f, sample->func()), "") << sample->trace().ToText();
-    Mutator& mutator = *gen.mutators()[valid % gen.mutators().size()].mutator;
-    std::optional<Trace> changed = mutator.Apply(f, sample->trace(), rng);
-    if (!changed) continue;
-    std::optional<Schedule> replayed = gen.ReplayAndPostprocess(f, *changed, 7);
-    if (!replayed) continue;
-    ++mutated;
-    ASSERT_EQ(CheckOnGpuExecutor(f, replayed->func()), "") << mutator.name() << "\n"
-                                                            << replayed->trace().ToText();
+    pending.push_back(LowerGpu(sample->func(), Sm90().gpu));
+    Mutator& mutator = *gen.mutators()[verified % gen.mutators().size()].mutator;
+    if (std::optional<Trace> changed = mutator.Apply(f, sample->trace(), rng)) {
+      if (std::optional<Schedule> replayed = gen.ReplayAndPostprocess(f, *changed, 7)) {
+        ++mutated;
+        ASSERT_EQ(CheckOnGpuExecutor(f, replayed->func()), "") << mutator.name() << "\n"
+                                                                << replayed->trace().ToText();
+      }
+    }
+    if (passing + static_cast<int>(pending.size()) >= kWantValid) {
+      std::string problems;
+      int failing = SamplesFailingTheGates(pending, &problems);
+      gated += failing;
+      passing += static_cast<int>(pending.size()) - failing;
+      gate_problems += problems;
+      pending.clear();
+    }
   }
   std::string why;
   for (const auto& [reason, count] : rejections) why += fmt::format("\n  {} x {}", count, reason);
-  EXPECT_GE(valid, kWantValid) << spaces.size() << " spaces, " << attempts << " attempts" << why;
+  EXPECT_GE(passing, kWantValid) << spaces.size() << " spaces, " << attempts << " attempts" << why
+                                 << gate_problems;
   ::testing::Test::RecordProperty("spaces", static_cast<int>(spaces.size()));
-  ::testing::Test::RecordProperty("valid_samples", valid);
-  ::testing::Test::RecordProperty("attempts", attempts);
+  ::testing::Test::RecordProperty("samples", attempts);
+  ::testing::Test::RecordProperty("rejected_by_postprocessors", attempts - verified);
+  ::testing::Test::RecordProperty("rejected_by_gates", gated);
   ::testing::Test::RecordProperty("valid_mutations", mutated);
-  fmt::print("{}: {} spaces, {} valid of {} samples ({:.0f}% rejected), {} valid mutations{}\n",
-             spec, spaces.size(), valid, attempts,
-             100.0 * (attempts - valid) / std::max(attempts, 1), mutated, why);
+  fmt::print(
+      "{}: {} spaces, {} samples: {} rejected by the postprocessors ({:.0f}%), {} by the static "
+      "gates, {} valid; {} valid mutations{}{}\n",
+      spec, spaces.size(), attempts, attempts - verified,
+      100.0 * (attempts - verified) / std::max(attempts, 1), gated, passing, mutated, why,
+      gate_problems);
 }
 
 class EveryWorkloadOnGpu : public ::testing::TestWithParam<std::string> {};
