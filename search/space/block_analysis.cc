@@ -249,4 +249,16 @@ std::optional<int64_t> LinearCoefficient(const Expr& expr, const VarNode* var) {
   return UsesThisVar(expr, var) ? std::nullopt : std::optional<int64_t>(0);
 }
 
+std::optional<Schedule> FuseExactEpilogue(const Schedule& sch, BlockRV block) {
+  Schedule fused = sch.Copy();
+  try {
+    std::vector<BlockRV> consumers = fused.GetConsumers(block);
+    if (consumers.size() != 1) return std::nullopt;
+    fused.FuseReductionEpilogue(block, consumers[0]);
+  } catch (const ScheduleError&) {
+    return std::nullopt;
+  }
+  return fused;
+}
+
 }  // namespace tirtune

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "tirtune/ir/function.h"
+#include "tirtune/schedule/schedule.h"
 #include "tirtune/schedule/state.h"
 
 namespace tirtune {
@@ -64,6 +65,11 @@ std::optional<ReadWritePattern> AnalyzeReadWrite(const BufferRegion& read,
 /// (not spatial), trivial bindings, no buffer read twice, constant read extents, and data reuse —
 /// some spatial iterator (of extent > 1) that a read does not use.
 bool NeedsMultiLevelTiling(const ScheduleState& state, const BlockRealizeNode* realize);
+
+/// `sch` with the single consumer of `block` folded into it by fuse_reduction_epilogue (an exact
+/// bias-add epilogue), or nullopt when the block has another number of consumers or the
+/// primitive refuses (ReLU, clipping, scaling, a second use...).
+std::optional<Schedule> FuseExactEpilogue(const Schedule& sch, BlockRV block);
 
 /// The coefficient of `var` in `expr` when `expr` is linear in it (0 when it does not use it),
 /// nullopt when `var` appears non-linearly (in a division, a min, a load, ...).

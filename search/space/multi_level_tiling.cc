@@ -75,18 +75,6 @@ class MultiLevelTiling : public ScheduleRule {
   }
 
  private:
-  static std::optional<Schedule> FuseExactEpilogue(const Schedule& sch, BlockRV block) {
-    Schedule fused = sch.Copy();
-    try {
-      std::vector<BlockRV> consumers = fused.GetConsumers(block);
-      if (consumers.size() != 1) return std::nullopt;
-      fused.FuseReductionEpilogue(block, consumers[0]);
-    } catch (const ScheduleError&) {
-      return std::nullopt;  // not an exact epilogue: ReLU, clipping, scaling, a second use...
-    }
-    return fused;
-  }
-
   std::optional<TiledState> TileLoopNest(const Schedule& sch, BlockRV block) const {
     TiledState state{sch.Copy(), std::vector<std::vector<LoopRV>>(structure_.size())};
     Schedule& s = state.sch;

@@ -81,18 +81,6 @@ class MultiLevelTilingGpu : public ScheduleRule {
   }
 
  private:
-  static std::optional<Schedule> FuseExactEpilogue(const Schedule& sch, BlockRV block) {
-    Schedule fused = sch.Copy();
-    try {
-      std::vector<BlockRV> consumers = fused.GetConsumers(block);
-      if (consumers.size() != 1) return std::nullopt;
-      fused.FuseReductionEpilogue(block, consumers[0]);
-    } catch (const ScheduleError&) {
-      return std::nullopt;
-    }
-    return fused;
-  }
-
   std::optional<Schedule> Tile(Schedule s, BlockRV block) const {
     try {
       s.Annotate(block, kAnnTilingStructure, "SSSRRSRS");

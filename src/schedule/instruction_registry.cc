@@ -94,6 +94,7 @@ std::vector<RVRef> ApplySplit(Schedule& sch, const std::vector<InstInput>& in, c
 }
 std::vector<RVRef> ApplyFuse(Schedule& sch, const std::vector<InstInput>& in, const json&,
                              const json&) {
+  if (in.empty()) BadInstruction("it fuses no loops");
   return {sch.Fuse(InputLoops(in)).ref()};
 }
 std::vector<RVRef> ApplyReorder(Schedule& sch, const std::vector<InstInput>& in, const json&,

@@ -84,18 +84,22 @@ json Trace::ToJson() const {
   return {{"format", "tirtune-trace"}, {"version", kFormatVersion}, {"insts", insts}};
 }
 
-Trace Trace::FromJson(const json& doc) {
-  if (!doc.is_object() || doc.value("format", "") != "tirtune-trace") {
+namespace {
+
+// Trace::FromJson's reading, each field's type checked before it is read.
+Trace FromJsonChecked(const json& doc) {
+  if (!doc.is_object() || !doc.contains("format") || !doc["format"].is_string() ||
+      doc["format"].get<std::string>() != "tirtune-trace") {
     throw TraceFormatError("not a trace: expected an object with \"format\": \"tirtune-trace\"");
   }
   if (!doc.contains("version") || !doc["version"].is_number_integer()) {
     throw TraceFormatError("trace has no integer \"version\"");
   }
   int version = doc["version"].get<int>();
-  if (version > kFormatVersion || version < 1) {
+  if (version > Trace::kFormatVersion || version < 1) {
     throw TraceFormatError(fmt::format(
         "trace format version {} is not supported (this tirtune reads versions 1 to {})", version,
-        kFormatVersion));
+        Trace::kFormatVersion));
   }
   if (!doc.contains("insts") || !doc["insts"].is_array()) {
     throw TraceFormatError("trace has no \"insts\" array");
@@ -178,6 +182,18 @@ Trace Trace::FromJson(const json& doc) {
     trace.Append(std::move(inst));
   }
   return trace;
+}
+
+}  // namespace
+
+Trace Trace::FromJson(const json& doc) {
+  // Every field's type is checked before it is read; a JSON error that still escapes is a
+  // malformed trace all the same, never a raw library message.
+  try {
+    return FromJsonChecked(doc);
+  } catch (const json::exception& e) {
+    throw TraceFormatError(fmt::format("malformed trace: {}", JsonErrorText(e)));
+  }
 }
 
 void Trace::ApplyTo(Schedule& sch, const std::map<size_t, json>& decisions,

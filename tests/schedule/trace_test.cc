@@ -173,7 +173,27 @@ TEST(Trace, InstructionMistakesAreUserErrorsNamingTheInstruction) {
          {"attrs", {{"read_index", 0}, {"scope", "texture"}}},
          {"outputs", {"b4"}}}},
        "trace instruction 2 (CacheRead): unknown storage scope \"texture\""},
+      // Found by the trace fuzzer (scripts/fuzz.sh trace): a fuse of nothing was an internal
+      // error.
+      {{{{"kind", "Fuse"}, {"v", 1}, {"inputs", json::array()}, {"outputs", {"l4"}}}},
+       "trace instruction 2 (Fuse): it fuses no loops"},
+      // Loops of different nests: checked without treating the blocks around them as loops
+      // (under UBSan that cast was a finding too).
+      {{{{"kind", "Reorder"}, {"v", 1}, {"inputs", {"l3", "l1", "l1"}}, {"outputs", json::array()}}},
+       "reorder lists loop 'i' twice"},
   };
+  // Fields of the wrong JSON type: a located refusal, not the JSON library's own error (the
+  // trace fuzzer's second finding: "format" given as an array).
+  for (const json& bad : {json{{"format", json::array()}, {"version", 1}, {"insts", json::array()}},
+                          json{{"format", "tirtune-trace"}, {"version", "1"}},
+                          json{{"format", "tirtune-trace"}, {"version", 1}, {"insts", {{{"kind", 3}}}}}}) {
+    try {
+      Trace::FromJson(bad);
+      ADD_FAILURE() << "read " << bad.dump();
+    } catch (const TraceFormatError& e) {
+      EXPECT_EQ(std::string(e.what()).find("json.exception"), std::string::npos) << e.what();
+    }
+  }
   PrimFunc gemm = MakeWorkload("gemm:128,128,128").func;
   for (const Case& c : cases) {
     SCOPED_TRACE(c.message);

@@ -12,23 +12,13 @@
 namespace tirtune {
 namespace {
 
+using testing::SmallSpec;
+using testing::WorkloadNames;
+
 using testing::CompareOutputs;
 using testing::ExpectTraceRoundTrip;
 using testing::TestConfig;
 
-std::string SmallSpec(const WorkloadDef& def) {
-  std::string spec = def.name + ":";
-  for (size_t i = 0; i < def.small_shape.size(); ++i) {
-    spec += (i == 0 ? "" : ",") + std::to_string(def.small_shape[i]);
-  }
-  return spec;
-}
-
-std::vector<std::string> WorkloadNames() {
-  std::vector<std::string> names;
-  for (const WorkloadDef& def : AllWorkloads()) names.push_back(def.name);
-  return names;
-}
 
 class EveryWorkload : public ::testing::TestWithParam<std::string> {};
 

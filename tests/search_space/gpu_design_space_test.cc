@@ -12,6 +12,7 @@
 #include <set>
 
 #include "../lower/gpu_check.h"
+#include "space_check.h"
 #include "tirtune/codegen/cuda.h"
 #include "tirtune/codegen/target.h"
 #include "tirtune/interp/gpu_executor.h"
@@ -21,24 +22,14 @@
 namespace tirtune {
 namespace {
 
+using testing::SmallSpec;
+using testing::WorkloadNames;
+
 constexpr int kWantValid = 50;
 constexpr int kMaxAttempts = 1500;
 
 Target Sm90() { return Target::Parse("cuda -arch=sm_90"); }
 
-std::string SmallSpec(const WorkloadDef& def) {
-  std::string spec = def.name + ":";
-  for (size_t i = 0; i < def.small_shape.size(); ++i) {
-    spec += (i == 0 ? "" : ",") + std::to_string(def.small_shape[i]);
-  }
-  return spec;
-}
-
-std::vector<std::string> WorkloadNames() {
-  std::vector<std::string> names;
-  for (const WorkloadDef& def : AllWorkloads()) names.push_back(def.name);
-  return names;
-}
 
 // Why the lowered kernels of `scheduled` do not compute what `original` computes; empty when
 // they do.

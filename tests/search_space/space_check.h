@@ -13,8 +13,25 @@
 #include "tirtune/ir/structural_equal.h"
 #include "tirtune/lower/lower.h"
 #include "tirtune/search/space.h"
+#include "tirtune/te/workload_registry.h"
 
 namespace tirtune::testing {
+
+/// "NAME:S0,S1,...": the workload at its small shape.
+inline std::string SmallSpec(const WorkloadDef& def) {
+  std::string spec = def.name + ":";
+  for (size_t i = 0; i < def.small_shape.size(); ++i) {
+    spec += (i == 0 ? "" : ",") + std::to_string(def.small_shape[i]);
+  }
+  return spec;
+}
+
+/// The names of every workload of the operator library.
+inline std::vector<std::string> WorkloadNames() {
+  std::vector<std::string> names;
+  for (const WorkloadDef& def : AllWorkloads()) names.push_back(def.name);
+  return names;
+}
 
 /// A CPU configuration for tests: two cores, otherwise the defaults.
 inline CpuSpaceConfig TestConfig() {

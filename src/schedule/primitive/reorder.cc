@@ -74,7 +74,9 @@ void Schedule::Reorder(const std::vector<LoopRV>& order) {
   for (const ForNode* l : loops) {
     bool enclosed = false;
     for (const StmtNode* a : state_.Ancestors(l)) {
-      enclosed |= wanted.count(static_cast<const ForNode*>(a)) > 0;
+      // Blocks are among the ancestors: only loops are looked up (a cast of a block to a loop,
+      // even unused, is undefined behaviour; the trace fuzzer found it).
+      if (const auto* loop = a->as<ForNode>()) enclosed |= wanted.count(loop) > 0;
     }
     if (!enclosed) {
       if (outer != nullptr) {
