@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <climits>
+#include <cstdint>
 #include <map>
 
 #include "tirtune/schedule/schedule.h"
@@ -17,6 +19,31 @@ using json = nlohmann::json;
 template <typename... Args>
 [[noreturn]] void BadInstruction(fmt::format_string<Args...> format, Args&&... args) {
   throw TraceFormatError(fmt::format(format, std::forward<Args>(args)...));
+}
+
+// An integer of `json` within [lo, hi]; a float, a string or an out-of-range number is a
+// TraceFormatError naming `what` (a float converted to int is undefined behaviour: the trace
+// fuzzer found 4.6e20 as a tile count).
+int64_t IntegerOf(const json& j, const std::string& what, int64_t lo = INT64_MIN,
+                  int64_t hi = INT64_MAX) {
+  if (!j.is_number_integer()) BadInstruction("{} is not an integer", what);
+  if (j.is_number_unsigned() && j.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) {
+    BadInstruction("{} is out of range", what);
+  }
+  int64_t v = j.get<int64_t>();
+  if (v < lo || v > hi) BadInstruction("{} = {} is out of range", what, v);
+  return v;
+}
+int IntAttr(const json& attrs, const std::string& key) {
+  if (!attrs.contains(key)) BadInstruction("attribute \"{}\" is missing", key);
+  return static_cast<int>(IntegerOf(attrs.at(key), "attribute \"" + key + "\"", INT32_MIN,
+                                    INT32_MAX));
+}
+std::vector<int64_t> IntegerList(const json& j, const std::string& what) {
+  if (!j.is_array()) BadInstruction("{} is not a list of integers", what);
+  std::vector<int64_t> out;
+  for (const json& e : j) out.push_back(IntegerOf(e, what + " element"));
+  return out;
 }
 
 RVRef InputRV(const std::vector<InstInput>& in, size_t i) {
@@ -64,15 +91,15 @@ std::vector<RVRef> ApplyGetChildBlocks(Schedule& sch, const std::vector<InstInpu
 std::vector<RVRef> ApplySamplePerfectTile(Schedule& sch, const std::vector<InstInput>& in,
                                           const json& attrs, const json& decision) {
   std::optional<std::vector<int64_t>> d;
-  if (!decision.is_null()) d = decision.get<std::vector<int64_t>>();
-  return Refs(sch.SamplePerfectTile(InputLoop(in, 0), attrs.at("n").get<int>(),
-                                    attrs.at("max_innermost_factor").get<int>(), d));
+  if (!decision.is_null()) d = IntegerList(decision, "the decision");
+  return Refs(sch.SamplePerfectTile(InputLoop(in, 0), IntAttr(attrs, "n"),
+                                    IntAttr(attrs, "max_innermost_factor"), d));
 }
 std::vector<RVRef> ApplySampleCategorical(Schedule& sch, const std::vector<InstInput>&,
                                           const json& attrs, const json& decision) {
   std::optional<int64_t> d;
-  if (!decision.is_null()) d = decision.get<int64_t>();
-  return {sch.SampleCategorical(attrs.at("candidates").get<std::vector<int64_t>>(),
+  if (!decision.is_null()) d = IntegerOf(decision, "the decision");
+  return {sch.SampleCategorical(IntegerList(attrs.at("candidates"), "attribute \"candidates\""),
                                 attrs.at("probs").get<std::vector<double>>(), d)
               .ref()};
 }
@@ -162,13 +189,13 @@ void UpgradeComputeAtV1(int from_version, json* inst) {
 std::vector<RVRef> ApplyComputeAt(Schedule& sch, const std::vector<InstInput>& in,
                                   const json& attrs, const json&) {
   sch.ComputeAt(InputBlock(in, 0), InputLoop(in, 1), attrs.at("preserve_unit_loops").get<bool>(),
-                attrs.at("index").get<int>());
+                IntAttr(attrs, "index"));
   return {};
 }
 std::vector<RVRef> ApplyReverseComputeAt(Schedule& sch, const std::vector<InstInput>& in,
                                          const json& attrs, const json&) {
   sch.ReverseComputeAt(InputBlock(in, 0), InputLoop(in, 1),
-                       attrs.at("preserve_unit_loops").get<bool>(), attrs.at("index").get<int>());
+                       attrs.at("preserve_unit_loops").get<bool>(), IntAttr(attrs, "index"));
   return {};
 }
 StorageScope AttrScope(const json& attrs) {
@@ -186,29 +213,29 @@ std::vector<RVRef> ApplyAddUnitLoop(Schedule& sch, const std::vector<InstInput>&
 }
 std::vector<RVRef> ApplySetScope(Schedule& sch, const std::vector<InstInput>& in, const json& attrs,
                                  const json&) {
-  sch.SetScope(InputBlock(in, 0), attrs.at("write_index").get<int>(), AttrScope(attrs));
+  sch.SetScope(InputBlock(in, 0), IntAttr(attrs, "write_index"), AttrScope(attrs));
   return {};
 }
 std::vector<RVRef> ApplyStorageAlign(Schedule& sch, const std::vector<InstInput>& in,
                                      const json& attrs, const json&) {
-  sch.StorageAlign(InputBlock(in, 0), attrs.at("write_index").get<int>(),
-                   attrs.at("axis").get<int>(), attrs.at("factor").get<int>(),
-                   attrs.at("offset").get<int>());
+  sch.StorageAlign(InputBlock(in, 0), IntAttr(attrs, "write_index"),
+                   IntAttr(attrs, "axis"), IntAttr(attrs, "factor"),
+                   IntAttr(attrs, "offset"));
   return {};
 }
 std::vector<RVRef> ApplyCacheRead(Schedule& sch, const std::vector<InstInput>& in,
                                   const json& attrs, const json&) {
   return {
-      sch.CacheRead(InputBlock(in, 0), attrs.at("read_index").get<int>(), AttrScope(attrs)).ref()};
+      sch.CacheRead(InputBlock(in, 0), IntAttr(attrs, "read_index"), AttrScope(attrs)).ref()};
 }
 std::vector<RVRef> ApplyCacheWrite(Schedule& sch, const std::vector<InstInput>& in,
                                    const json& attrs, const json&) {
-  return {sch.CacheWrite(InputBlock(in, 0), attrs.at("write_index").get<int>(), AttrScope(attrs))
+  return {sch.CacheWrite(InputBlock(in, 0), IntAttr(attrs, "write_index"), AttrScope(attrs))
               .ref()};
 }
 std::vector<RVRef> ApplyRFactor(Schedule& sch, const std::vector<InstInput>& in, const json& attrs,
                                 const json&) {
-  return {sch.RFactor(InputLoop(in, 0), attrs.at("factor_axis").get<int>()).ref()};
+  return {sch.RFactor(InputLoop(in, 0), IntAttr(attrs, "factor_axis")).ref()};
 }
 std::vector<RVRef> ApplyGetProducers(Schedule& sch, const std::vector<InstInput>& in, const json&,
                                      const json&) {
@@ -226,7 +253,7 @@ std::vector<RVRef> ApplyComputeInline(Schedule& sch, const std::vector<InstInput
 std::vector<RVRef> ApplySampleComputeLocation(Schedule& sch, const std::vector<InstInput>& in,
                                               const json&, const json& decision) {
   std::optional<int64_t> d;
-  if (!decision.is_null()) d = decision.get<int64_t>();
+  if (!decision.is_null()) d = IntegerOf(decision, "the decision");
   return {sch.SampleComputeLocation(InputBlock(in, 0), d).ref()};
 }
 std::vector<RVRef> ApplyReverseComputeInline(Schedule& sch, const std::vector<InstInput>& in,

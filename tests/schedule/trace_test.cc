@@ -177,6 +177,21 @@ TEST(Trace, InstructionMistakesAreUserErrorsNamingTheInstruction) {
       // error.
       {{{{"kind", "Fuse"}, {"v", 1}, {"inputs", json::array()}, {"outputs", {"l4"}}}},
        "trace instruction 2 (Fuse): it fuses no loops"},
+      // A float where an integer belongs (4.6e20 tiles: converting it to int was undefined
+      // behaviour, another fuzzer finding).
+      {{{{"kind", "SamplePerfectTile"},
+         {"v", 1},
+         {"inputs", {"l1"}},
+         {"attrs", {{"n", 4.6e20}, {"max_innermost_factor", 16}}},
+         {"outputs", {"e4", "e5"}}}},
+       "trace instruction 2 (SamplePerfectTile): attribute \"n\" is not an integer"},
+      {{{{"kind", "SamplePerfectTile"},
+         {"v", 1},
+         {"inputs", {"l1"}},
+         {"attrs", {{"n", 2}, {"max_innermost_factor", 16}}},
+         {"outputs", {"e4", "e5"}},
+         {"decision", {1.5, 2}}}},
+       "the decision element is not an integer"},
       // Loops of different nests: checked without treating the blocks around them as loops
       // (under UBSan that cast was a finding too).
       {{{{"kind", "Reorder"}, {"v", 1}, {"inputs", {"l3", "l1", "l1"}}, {"outputs", json::array()}}},

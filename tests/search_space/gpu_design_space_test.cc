@@ -15,6 +15,7 @@
 #include "space_check.h"
 #include "tirtune/codegen/cuda.h"
 #include "tirtune/codegen/target.h"
+#include "tirtune/ir/functor.h"
 #include "tirtune/interp/gpu_executor.h"
 #include "tirtune/search/space.h"
 #include "tirtune/te/workload_registry.h"
@@ -193,6 +194,36 @@ TEST(GemmOnGpu, OneKernelWithSharedTilesALocalAccumulatorAndBoundLoops) {
     EXPECT_NE(text.find("C_local"), std::string::npos) << text;
     EXPECT_NE(text.find("sync_threads()"), std::string::npos) << text;
   }
+}
+
+// With 2 x 2 vthreads and a 4 x 2 tile per vthread, each thread accumulates 32 values: the
+// local accumulator holds exactly those (one copy per vthread), not the box spanning the
+// vthreads' tiles, which lie a whole thread tile apart in C.
+TEST(GemmOnGpu, TheLocalAccumulatorHoldsOneTilePerVthread) {
+  const PrimFunc f = MakeWorkload("gemm:64,64,64").func;
+  SpaceGenerator gen = SpaceGenerator::For(Sm90());
+  Trace trace = WithoutDecisions(gen.GenerateDesignSpaces(f, 1)[0].trace());
+  // i, j: [blocks, vthreads, threads, tile, tile]; k: [8, 4, 2]; scalar fetches.
+  std::vector<nlohmann::json> tiles = {{2, 2, 4, 2, 2}, {4, 2, 4, 1, 2}, {8, 4, 2}};
+  size_t next = 0;
+  for (size_t i = 0; i < trace.insts().size(); ++i) {
+    const std::string& kind = trace.insts()[i].kind->name;
+    if (kind == "SamplePerfectTile") trace = trace.WithDecision(i, tiles.at(next++));
+    if (kind == "SampleCategorical") trace = trace.WithDecision(i, 0);
+  }
+  std::optional<Schedule> sch = gen.ReplayAndPostprocess(f, trace, 1);
+  ASSERT_TRUE(sch.has_value()) << gen.WhyRejected(f, trace, 1);
+  GpuModule module = LowerGpu(sch->func(), Sm90().gpu);
+  ASSERT_EQ(module.kernels.size(), 1u);
+  int64_t accumulator = -1;
+  PreOrderVisit(module.kernels[0].body, [&](const Object* node) {
+    if (const auto* alloc = node->as<AllocateNode>(); alloc && alloc->buffer->name == "C_local") {
+      accumulator = alloc->buffer.ConstNumElements();
+    }
+    return true;
+  });
+  EXPECT_EQ(accumulator, 4 * 4 * 2) << PrintGpuModule(module);
+  EXPECT_EQ(tirtune::testing::CompareWithInterpreter(f, module), "");
 }
 
 TEST(GemmOnGpu, AReluEpilogueIsFoldedIntoTheWriteBack) {
