@@ -2,21 +2,23 @@
 # Fuzzes one reader of outside data with libFuzzer under AddressSanitizer and
 # UndefinedBehaviorSanitizer.
 #
-#   scripts/fuzz.sh TARGET [SECONDS]     TARGET: parser (IR text) or trace (trace JSON);
-#                                        SECONDS default 60
+#   scripts/fuzz.sh TARGET [SECONDS]     TARGET: parser (IR text), trace (trace JSON) or
+#                                        jsonl (a JSON-lines database); SECONDS default 60
 #
 # Builds tests/fuzz/TARGET_fuzzer.cc with the sources it needs straight from clang++ (the fuzzers
 # are not part of the CMake build), seeds a corpus from the repository (tests/data/parse_errors
-# and parse_valid for the parser; tests/fuzz/corpus/trace and tests/data/traces for traces), and
+# and parse_valid for the parser; tests/fuzz/corpus/TARGET otherwise, and tests/data/traces for
+# traces), and
 # runs for SECONDS. The corpus and any crash artifacts stay in build-fuzz/TARGET/ (override the
 # root with FUZZ_OUT=DIR), so later runs continue where this one stopped.
 set -euo pipefail
 
-target="${1:?usage: scripts/fuzz.sh parser|trace [SECONDS]}"
+target="${1:?usage: scripts/fuzz.sh parser|trace|jsonl [SECONDS]}"
 seconds="${2:-60}"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 out="${FUZZ_OUT:-$root/build-fuzz}/$target"
 
+libs=()
 case "$target" in
   parser)
     sources=("$root"/src/ir/*.cc "$root"/src/support/*.cc)
@@ -29,8 +31,15 @@ case "$target" in
     seeds=("$root"/tests/fuzz/corpus/trace/* "$root"/tests/data/traces/*.json)
     extra=(-dict="$root/tests/fuzz/trace.dict" -max_len=16384)
     ;;
+  jsonl)
+    sources=("$root"/src/ir/*.cc "$root"/src/support/*.cc "$root"/src/arith/*.cc
+             "$root"/src/schedule/*.cc "$root"/src/schedule/primitive/*.cc "$root"/database/*.cc)
+    seeds=("$root"/tests/fuzz/corpus/jsonl/*)
+    extra=(-max_len=16384)
+    libs=(-lsqlite3 -lpq)
+    ;;
   *)
-    echo "unknown target '$target': parser or trace" >&2
+    echo "unknown target '$target': parser, trace or jsonl" >&2
     exit 2
     ;;
 esac
@@ -49,7 +58,7 @@ fi
 mkdir -p "$out/corpus" "$out/artifacts" "$out/obj"
 binary="$out/${target}_fuzzer"
 flags=(-std=c++20 -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined
-       -fno-sanitize-recover=undefined -I"$root/include")
+       -fno-sanitize-recover=undefined -I"$root/include" -I/usr/include/postgresql)
 objects=()
 for src in "${sources[@]}"; do
   obj="$out/obj/$(echo "${src#"$root"/}" | tr '/' '_').o"
@@ -59,7 +68,7 @@ for src in "${sources[@]}"; do
   fi
   objects+=("$obj")
 done
-clang++ -fsanitize=fuzzer,address,undefined "${objects[@]}" -lfmt -lsodium -o "$binary"
+clang++ -fsanitize=fuzzer,address,undefined "${objects[@]}" -lfmt -lsodium "${libs[@]}" -o "$binary"
 
 # Step 3. Seeds.
 cp "${seeds[@]}" "$out/corpus/" 2>/dev/null || true
