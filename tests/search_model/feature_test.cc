@@ -12,11 +12,12 @@
 #include <variant>
 #include <vector>
 
+#include "../common/gpu_gemm_sample.h"
+#include "tirtune/codegen/target.h"
 #include "tirtune/ir/parser.h"
 #include "tirtune/lower/lower.h"
 #include "tirtune/schedule/schedule.h"
 #include "tirtune/search/space.h"
-#include "tirtune/codegen/target.h"
 #include "tirtune/te/workload_registry.h"
 
 namespace tirtune {
@@ -330,18 +331,11 @@ TEST(ExtractFeatures, EveryValueIsFinite) {
 // a CPU schedule leaves them zero.
 TEST(ExtractFeatures, GpuColumnsDescribeTheLaunchOfAGpuSchedule) {
   const PrimFunc f = MakeWorkload("gemm:64,64,64").func;
-  SpaceGenerator gen = SpaceGenerator::For(Target::Parse("cuda -arch=sm_90"));
-  Trace trace = WithoutDecisions(gen.GenerateDesignSpaces(f, 1)[0].trace());
   // i, j: [blocks 4, vthread 1, threads 4 x 8, 2, 2]; k: [8, 4, 2]; scalar fetches.
-  std::vector<nlohmann::json> tiles = {{4, 1, 4, 2, 2}, {4, 1, 8, 1, 2}, {8, 4, 2}};
-  size_t next = 0;
-  for (size_t i = 0; i < trace.insts().size(); ++i) {
-    const std::string& kind = trace.insts()[i].kind->name;
-    if (kind == "SamplePerfectTile") trace = trace.WithDecision(i, tiles.at(next++));
-    if (kind == "SampleCategorical") trace = trace.WithDecision(i, 0);
-  }
-  std::optional<Schedule> sch = gen.ReplayAndPostprocess(f, trace, 1);
-  ASSERT_TRUE(sch.has_value()) << gen.WhyRejected(f, trace, 1);
+  std::string why;
+  std::optional<Schedule> sch =
+      tirtune::testing::GpuSampleWithTiles(f, {{4, 1, 4, 2, 2}, {4, 1, 8, 1, 2}, {8, 4, 2}}, &why);
+  ASSERT_TRUE(sch.has_value()) << why;
   FeatureMatrix m = ExtractFeatures(LowerForFeatures(sch->func()));
   ASSERT_GT(m.rows, 0u);
   bool found_update = false;

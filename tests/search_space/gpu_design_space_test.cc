@@ -11,12 +11,13 @@
 #include <map>
 #include <set>
 
+#include "../common/gpu_gemm_sample.h"
 #include "../lower/gpu_check.h"
 #include "space_check.h"
 #include "tirtune/codegen/cuda.h"
 #include "tirtune/codegen/target.h"
-#include "tirtune/ir/functor.h"
 #include "tirtune/interp/gpu_executor.h"
+#include "tirtune/ir/functor.h"
 #include "tirtune/search/space.h"
 #include "tirtune/te/workload_registry.h"
 
@@ -30,7 +31,6 @@ constexpr int kWantValid = 50;
 constexpr int kMaxAttempts = 1500;
 
 Target Sm90() { return Target::Parse("cuda -arch=sm_90"); }
-
 
 // Why the lowered kernels of `scheduled` do not compute what `original` computes; empty when
 // they do.
@@ -108,7 +108,7 @@ void CheckSpace(const std::string& spec) {
       if (std::optional<Schedule> replayed = gen.ReplayAndPostprocess(f, *changed, 7)) {
         ++mutated;
         ASSERT_EQ(CheckOnGpuExecutor(f, replayed->func()), "") << mutator.name() << "\n"
-                                                                << replayed->trace().ToText();
+                                                               << replayed->trace().ToText();
       }
     }
     if (passing + static_cast<int>(pending.size()) >= kWantValid) {
@@ -201,18 +201,11 @@ TEST(GemmOnGpu, OneKernelWithSharedTilesALocalAccumulatorAndBoundLoops) {
 // vthreads' tiles, which lie a whole thread tile apart in C.
 TEST(GemmOnGpu, TheLocalAccumulatorHoldsOneTilePerVthread) {
   const PrimFunc f = MakeWorkload("gemm:64,64,64").func;
-  SpaceGenerator gen = SpaceGenerator::For(Sm90());
-  Trace trace = WithoutDecisions(gen.GenerateDesignSpaces(f, 1)[0].trace());
   // i, j: [blocks, vthreads, threads, tile, tile]; k: [8, 4, 2]; scalar fetches.
-  std::vector<nlohmann::json> tiles = {{2, 2, 4, 2, 2}, {4, 2, 4, 1, 2}, {8, 4, 2}};
-  size_t next = 0;
-  for (size_t i = 0; i < trace.insts().size(); ++i) {
-    const std::string& kind = trace.insts()[i].kind->name;
-    if (kind == "SamplePerfectTile") trace = trace.WithDecision(i, tiles.at(next++));
-    if (kind == "SampleCategorical") trace = trace.WithDecision(i, 0);
-  }
-  std::optional<Schedule> sch = gen.ReplayAndPostprocess(f, trace, 1);
-  ASSERT_TRUE(sch.has_value()) << gen.WhyRejected(f, trace, 1);
+  std::string why;
+  std::optional<Schedule> sch =
+      tirtune::testing::GpuSampleWithTiles(f, {{2, 2, 4, 2, 2}, {4, 2, 4, 1, 2}, {8, 4, 2}}, &why);
+  ASSERT_TRUE(sch.has_value()) << why;
   GpuModule module = LowerGpu(sch->func(), Sm90().gpu);
   ASSERT_EQ(module.kernels.size(), 1u);
   int64_t accumulator = -1;
