@@ -98,15 +98,7 @@ BuildResult Builder::BuildCuda(const PrimFunc& scheduled, const Target& target) 
   }
   BuildResult result;
   try {
-    CudaBinary binary = CompileCuda(module, target);
-    std::vector<std::string> gates = CheckResourceGates(module, binary, target.gpu);
-    if (!gates.empty()) {
-      result.status = BuildStatus::kCodegenError;
-      result.message = "resource gates: " + gates.front();
-      for (size_t g = 1; g < gates.size(); ++g) result.message += "; " + gates[g];
-      return result;
-    }
-    result.object = GpuProgram::Of(module, binary).Serialize();
+    result.object = GpuProgram::Of(module, CompileCudaGated(module, target)).Serialize();
     result.func_name = module.name;
   } catch (...) {
     return Failure(BuildStatus::kCodegenError, "CUDA compilation", std::current_exception());

@@ -61,7 +61,8 @@ RunReply HandleGpuRunRequest(const RunRequest& request) {
     try {
       module = ctx.Load(program.cubin);
     } catch (const cuda::CudaError& e) {
-      return FailureReply(ReplyKind::kRuntimeError, std::string("cannot load the cubin: ") + e.what());
+      return FailureReply(ReplyKind::kRuntimeError,
+                          std::string("cannot load the cubin: ") + e.what());
     }
     std::vector<cuda::Kernel> kernels;
     for (const GpuProgram::Launch& l : program.launches) kernels.push_back(module.Function(l.kernel));

@@ -60,7 +60,8 @@ RunReply HandleRunRequest(const RunRequest& request) {
     try {
       kernel = LoadObject(request.object, request.func_name, Target::Parse(request.target));
     } catch (const std::exception& e) {
-      return FailureReply(ReplyKind::kRuntimeError, std::string("cannot load the object: ") + e.what());
+      return FailureReply(ReplyKind::kRuntimeError,
+                          std::string("cannot load the object: ") + e.what());
     }
 
     // Step 2. Seeded random arguments, exactly as InterpretWithRandomInputs draws them.

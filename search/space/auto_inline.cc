@@ -2,8 +2,9 @@
 // variant (MakeAutoInlineGpu) also inlines exp and select producers (a GPU recomputes them
 // rather than writing a tensor to global memory and reading it back) and folds an elementwise
 // block that cannot go into a consumer into its producer instead (reverse_compute_inline: the
-// epilogue of a tiled GEMM into its write-back stage). The CPU variant of MetaSchedule's rule: into consumers only (never reverse-inlining an epilogue into
-// its producer), and, outside purely spatial functions, only producers whose reads map
+// epilogue of a tiled GEMM into its write-back stage). The CPU variant of MetaSchedule's rule:
+// into consumers only (never reverse-inlining an epilogue into its producer), and, outside
+// purely spatial functions, only producers whose reads map
 // injectively and in order onto their write, that compute no exp and no select — so
 // `exp(x - max)` of a softmax and a padding stage stay materialized, while a bias add or a
 // batch-norm scale folds into the ReLU that consumes it.

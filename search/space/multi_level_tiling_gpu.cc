@@ -2,14 +2,14 @@
 // onto the GPU's thread hierarchy. Each spatial loop is split into 5 sampled perfect tiles
 // (levels S0..S4), each reduction loop into 3 (R0..R2), and the tiles are ordered
 //   S0 | R0 | S1 | S2 | R1 | S3 | R2 | S4
-// S0's loops are fused and bound to blockIdx.x, S1's to vthread.x, S2's to threadIdx.x: MetaSchedule's
-// "SSSRRSRS" with the outer reduction tile hoisted above the thread loops, so that the shared
-// read caches, computed at the last R0 loop, are filled by all threads of a block once per slice
-// of the reduction (with a barrier around), outside any thread loop. Every read gets such a
-// shared cache, annotated for RewriteCooperativeFetch with a sampled vector length; the result
-// accumulates in a local write cache that is written back under the block loop, its loops split
-// by the same sampled factors and bound to the same vthread and threadIdx extents, so that each
-// thread writes the elements it accumulated. AutoInline then folds an elementwise epilogue into
+// S0's loops are fused and bound to blockIdx.x, S1's to vthread.x, S2's to threadIdx.x:
+// MetaSchedule's "SSSRRSRS" with the outer reduction tile hoisted above the thread loops, so that
+// the shared read caches, computed at the last R0 loop, are filled by all threads of a block once
+// per slice of the reduction (with a barrier around), outside any thread loop. Every read indexed
+// by a reduction iterator gets such a shared cache, annotated for RewriteCooperativeFetch with a
+// sampled vector length; the result accumulates in a local write cache that is written back
+// under the block loop, its loops split by the same sampled factors and bound to the same
+// vthread and threadIdx extents, so that each thread writes the elements it accumulated. AutoInline then folds an elementwise epilogue into
 // that write-back. A bias-add epilogue is first folded into the reduction where
 // fuse_reduction_epilogue accepts it (a second design space).
 //

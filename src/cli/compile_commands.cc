@@ -50,12 +50,10 @@ struct CudaBuild {
 
 CudaBuild BuildCuda(const LoadedFunction& f, const Target& target) {
   CudaBuild b{LowerGpu(f.scheduled, target.gpu), {}};
-  b.binary = CompileCuda(b.module, target);
-  std::vector<std::string> gates = CheckResourceGates(b.module, b.binary, target.gpu);
-  if (!gates.empty()) {
-    std::string reasons;
-    for (const std::string& g : gates) reasons += "\n  " + g;
-    TT_USER_ERROR("{}: the kernels cannot run on {}:{}", f.label, target.str(), reasons);
+  try {
+    b.binary = CompileCudaGated(b.module, target);
+  } catch (const UserError& e) {
+    TT_USER_ERROR("{}: {}", f.label, e.what());
   }
   return b;
 }

@@ -175,8 +175,8 @@ class AccessOffsetter : public StmtMutator {
 // Rewrites the accesses of a local buffer compacted per thread (AllocatePerThread): index[d]
 // becomes (index[d] - offset[d]) / stride[d], the offsets' canonical thread variables replaced by
 // the enclosing threadIdx or vthread loop of their tag, after one leading index per vthread axis
-// (that loop's variable). Not ok() when an access's offset needs a thread
-// index no enclosing loop defines.
+// (that loop's variable). Not ok() when an access's offset needs a thread index no enclosing
+// loop defines.
 class ThreadAccessRewriter : public StmtMutator {
  public:
   ThreadAccessRewriter(const BufferNode* from, Buffer to, std::vector<Expr> offsets,

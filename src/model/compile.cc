@@ -1,7 +1,7 @@
 // CompileModel: the best record (or the default schedule) of every task, lowered, compiled to an
-// object (a GpuProgram for a cuda target), and written with the graph and its weights as an artifact directory. The directory is
-// built under a temporary name and swapped into place at the end, so that a compile that fails
-// or is killed half-way leaves the previous artifact whole.
+// object (a GpuProgram for a cuda target), and written with the graph and its weights as an
+// artifact directory. The directory is built under a temporary name and swapped into place at
+// the end, so that a compile that fails or is killed half-way leaves the previous artifact whole.
 #include "tirtune/model/compile.h"
 
 #include <fcntl.h>
@@ -13,8 +13,6 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
-
-#include <fmt/ranges.h>
 
 #include "tirtune/codegen/build.h"
 #include "tirtune/codegen/cuda.h"
@@ -84,12 +82,7 @@ struct BuiltTask {
 BuiltTask BuildForTarget(const PrimFunc& scheduled, const std::string& name, const Target& target) {
   if (!target.is_cuda()) return {EmitObject(Lower(scheduled).WithName(name), target), ".o"};
   GpuModule module = LowerGpu(scheduled.WithName(name), target.gpu);
-  CudaBinary binary = CompileCuda(module, target);
-  std::vector<std::string> gates = CheckResourceGates(module, binary, target.gpu);
-  if (!gates.empty()) {
-    TT_USER_ERROR("its kernels cannot run on {}: {}", target.str(), fmt::join(gates, "; "));
-  }
-  return {GpuProgram::Of(module, binary).Serialize(), ".gpu"};
+  return {GpuProgram::Of(module, CompileCudaGated(module, target)).Serialize(), ".gpu"};
 }
 
 // A task built: its best record replayed, or the default schedule.

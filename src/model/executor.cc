@@ -31,6 +31,29 @@ std::string ReadBytes(const fs::path& path) {
   return bytes.str();
 }
 
+// Every call of function `function` (`name`, taking `params`) passes values of the parameters'
+// types and element counts (a count of -1 is not checked).
+void CheckCalls(const Artifact& art, const std::string& dir, int function,
+                const std::string& name, const std::vector<KernelParam>& params) {
+  for (const ArtifactCall& call : art.calls) {
+    if (call.function != function) continue;
+    std::vector<int> values = call.args;
+    values.push_back(call.output);
+    if (params.size() != values.size()) {
+      TT_USER_ERROR("{}: function '{}' takes {} parameters, a call passes {}", dir, name,
+                    params.size(), values.size());
+    }
+    for (size_t i = 0; i < values.size(); ++i) {
+      const ArtifactValue& v = art.values[values[i]];
+      const KernelParam& p = params[i];
+      if (p.dtype != v.dtype || (p.num_elements >= 0 && p.num_elements != v.NumElements())) {
+        TT_USER_ERROR("{}: function '{}' parameter {} does not match value '{}' ({})", dir, name,
+                      i, v.name, v.dtype.str());
+      }
+    }
+  }
+}
+
 NDArray Blob(int64_t nbytes) {
   return NDArray::Empty({std::max<int64_t>(nbytes, 1)}, DataType::UInt(8));
 }
@@ -58,23 +81,9 @@ GraphExecutor::GraphExecutor(const std::string& dir) : artifact_(ReadArtifact(di
     } catch (const UserError& e) {
       TT_USER_ERROR("{}: cannot load '{}': {}", dir, f.object_file, e.what());
     }
-  }
-  for (const ArtifactCall& call : artifact_.calls) {
-    const Kernel& kernel = *kernels_[call.function];
-    std::vector<int> params = call.args;
-    params.push_back(call.output);
-    if (kernel.params().size() != params.size()) {
-      TT_USER_ERROR("{}: function '{}' takes {} parameters, a call passes {}", dir, kernel.name(),
-                    kernel.params().size(), params.size());
-    }
-    for (size_t i = 0; i < params.size(); ++i) {
-      const ArtifactValue& v = artifact_.values[params[i]];
-      const KernelParam& p = kernel.params()[i];
-      if (p.dtype != v.dtype || (p.num_elements >= 0 && p.num_elements != v.NumElements())) {
-        TT_USER_ERROR("{}: function '{}' parameter {} does not match value '{}' ({})", dir,
-                      kernel.name(), i, v.name, v.dtype.str());
-      }
-    }
+    const Kernel& kernel = *kernels_.back();
+    CheckCalls(artifact_, dir, static_cast<int>(kernels_.size()) - 1, kernel.name(),
+               kernel.params());
   }
 
   // Step 2. Inputs and constants get their own storage.
@@ -148,7 +157,6 @@ void GraphExecutor::LoadInputsAndConstants(const std::string& dir) {
     blobs_.push_back(std::move(blob));
   }
 }
-
 
 std::vector<graph::TensorType> GraphExecutor::InputTypes() const {
   std::vector<graph::TensorType> types;
@@ -250,7 +258,6 @@ void GraphExecutor::LoadGpu(const std::string& dir) {
   }
   // Step 1. The programs, each checked against the function it was compiled from and the values
   // it is called on.
-  std::vector<PrimFunc> funcs;
   for (const ArtifactFunction& f : artifact_.functions) {
     GpuState::Program p;
     try {
@@ -267,8 +274,12 @@ void GraphExecutor::LoadGpu(const std::string& dir) {
     } catch (const std::exception& e) {
       TT_USER_ERROR("{}: cannot load '{}': {}", dir, f.object_file, e.what());
     }
-    funcs.push_back(ParsePrimFunc(ReadBytes(root / f.ir_file), (root / f.ir_file).string()));
-    const size_t buffers = funcs.back()->params.size() + p.intermediates.size();
+    // The parameters come from the function the program was compiled from.
+    PrimFunc func = ParsePrimFunc(ReadBytes(root / f.ir_file), (root / f.ir_file).string());
+    std::vector<KernelParam> params;
+    for (const Buffer& b : func->params) params.push_back({b->dtype, b.ConstNumElements()});
+    CheckCalls(artifact_, dir, static_cast<int>(g.programs.size()), f.name, params);
+    const size_t buffers = params.size() + p.intermediates.size();
     for (const GpuProgram::Launch& l : p.program.launches) {
       for (int a : l.args) {
         if (a < 0 || static_cast<size_t>(a) >= buffers) {
@@ -278,23 +289,6 @@ void GraphExecutor::LoadGpu(const std::string& dir) {
       }
     }
     g.programs.push_back(std::move(p));
-  }
-  for (const ArtifactCall& call : artifact_.calls) {
-    const PrimFunc& func = funcs[call.function];
-    std::vector<int> params = call.args;
-    params.push_back(call.output);
-    if (func->params.size() != params.size()) {
-      TT_USER_ERROR("{}: function '{}' takes {} parameters, a call passes {}", dir, func->name,
-                    func->params.size(), params.size());
-    }
-    for (size_t i = 0; i < params.size(); ++i) {
-      const ArtifactValue& v = artifact_.values[params[i]];
-      const Buffer& b = func->params[i];
-      if (b->dtype != v.dtype || b.ConstNumElements() != v.NumElements()) {
-        TT_USER_ERROR("{}: function '{}' parameter {} does not match value '{}' ({})", dir,
-                      func->name, i, v.name, v.dtype.str());
-      }
-    }
   }
   // Step 2. Device memory for every value, the constants uploaded once.
   LoadInputsAndConstants(dir);

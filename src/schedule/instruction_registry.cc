@@ -155,7 +155,9 @@ std::vector<RVRef> ApplyAnnotate(Schedule& sch, const std::vector<InstInput>& in
   const std::string key = attrs.at("key").get<std::string>();
   if (in.size() > 1) {  // the value is a sampled integer
     RVRef value = InputRV(in, 1);
-    if (value.kind != RVKind::kExpr) BadInstruction("the annotation's value (input 1) is not an expression (e...)");
+    if (value.kind != RVKind::kExpr) {
+      BadInstruction("the annotation's value (input 1) is not an expression (e...)");
+    }
     if (r.kind == RVKind::kLoop) {
       sch.Annotate(LoopRV{r.id}, key, ExprRV{value.id});
     } else {

@@ -55,7 +55,8 @@ TEST_F(GpuModelTest, CompilesOneGpuProgramPerFunctionAndNeedsADriverToRun) {
   ASSERT_EQ(compiled.size(), m.tasks.size());
   for (const CompiledTask& t : compiled) {
     EXPECT_FALSE(t.tuned);
-    ASSERT_TRUE(t.object_file.size() > 4 && t.object_file.substr(t.object_file.size() - 4) == ".gpu")
+    ASSERT_TRUE(t.object_file.size() > 4 &&
+                t.object_file.substr(t.object_file.size() - 4) == ".gpu")
         << t.object_file;
     std::ifstream in(dir_ / "art" / t.object_file, std::ios::binary);
     std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

@@ -89,7 +89,8 @@ TEST_F(TuneGpuTest, TunesForCudaStoringEveryTrialAndFindsWhatTheRunnerRewards) {
   EXPECT_EQ(t.trials, 32);
   EXPECT_EQ(db->Size(), 32u);
   std::string statuses;
-  for (const auto& [status, n] : t.status_counts) statuses += status + " " + std::to_string(n) + " ";
+  for (const auto& [status, n] : t.status_counts)
+    statuses += status + " " + std::to_string(n) + " ";
   RecordProperty("statuses", statuses);
   std::printf("statuses: %s\n", statuses.c_str());
   // Most samples build and pass the resource gates.

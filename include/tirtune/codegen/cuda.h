@@ -64,6 +64,11 @@ CudaBinary CompileCuda(const GpuModule& module, const Target& target,
 std::vector<std::string> CheckResourceGates(const GpuModule& module, const CudaBinary& binary,
                                             const GpuLimits& limits);
 
+/// CompileCuda, then CheckResourceGates: UserError "the kernels cannot run on TARGET: GATE;
+/// GATE..." when a kernel fails one. What every kernel goes through before anything runs it.
+CudaBinary CompileCudaGated(const GpuModule& module, const Target& target,
+                            const CudaOptions& options = {});
+
 /// Parses nvJitLink's -verbose info log (ptxas's lines) into one entry per kernel.
 std::vector<KernelResources> ParsePtxasReport(const std::string& log);
 

@@ -1,8 +1,8 @@
 // Compiling a batch of scheduled candidates in parallel, on a TBB task arena capped at
 // BuilderConfig::num_jobs: for a CPU target lowering then LLVM code generation (relocatable
-// objects), for a cuda target GPU lowering, NVRTC and the resource gates (GpuPrograms). Each candidate
-// gets a BuildResult; nothing one candidate does (an exception, a rejected construct) escapes or
-// affects the others.
+// objects), for a cuda target GPU lowering, NVRTC and the resource gates (GpuPrograms). Each
+// candidate gets a BuildResult; nothing one candidate does (an exception, a rejected construct)
+// escapes or affects the others.
 #pragma once
 
 #include <string>

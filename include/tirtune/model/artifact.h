@@ -11,9 +11,9 @@
 //                               "output": value id, "op": a readable hint}],  // topological order
 //                    "inputs": [value ids], "outputs": [value ids]}
 //   weights.bin     the constants, each at a 64-byte-aligned offset, raw little-endian elements
-//   kernels/NAME.o  one relocatable object per function (codegen/build.h EmitObject), defining NAME;
-//                   for a cuda target kernels/NAME.gpu, a GpuProgram (measure/gpu_program.h: the
-//                   cubin, its launches and the intermediates they need)
+//   kernels/NAME.o  one relocatable object per function (codegen/build.h EmitObject), defining
+//                   NAME; for a cuda target kernels/NAME.gpu, a GpuProgram
+//                   (measure/gpu_program.h: the cubin, its launches and their intermediates)
 //   kernels/NAME.tir  the function before scheduling (text IR), the reference for --verify
 #pragma once
 

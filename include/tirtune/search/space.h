@@ -124,10 +124,10 @@ std::shared_ptr<Postproc> MakeVerifyLowers();
 /// false): the lowered form features are extracted from, where an unrolled loop stays one loop
 /// (annotated "pragma_unroll" or "pragma_auto_unroll_max_step") instead of copies of its body.
 /// A GPU schedule (thread-bound loops) goes through LowerGpuToLoops instead, its thread loops
-/// kept for the GPU feature columns. Remembered for the most recently lowered functions (by identity: a Schedule and its copies
-/// share one function), so that a candidate scored by the search is not lowered again when the
-/// cost model learns from its measurement. Thread-safe; errors propagate as from Lower and are
-/// not remembered.
+/// kept for the GPU feature columns. Remembered for the most recently lowered functions (by
+/// identity: a Schedule and its copies share one function), so that a candidate scored by the
+/// search is not lowered again when the cost model learns from its measurement. Thread-safe; errors
+/// propagate as from Lower and are not remembered.
 PrimFunc LowerForFeatures(const PrimFunc& func);
 std::vector<std::shared_ptr<Postproc>> DefaultCpuPostprocs();
 

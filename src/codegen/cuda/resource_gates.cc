@@ -6,10 +6,12 @@
 //   ptxas         .     0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 //   ptxas info    : Used 10 registers, used 1 barriers, 1024 bytes smem
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <regex>
 
 #include "tirtune/codegen/cuda.h"
+#include "tirtune/support/error.h"
 
 namespace tirtune {
 
@@ -84,6 +86,16 @@ std::vector<std::string> CheckResourceGates(const GpuModule& module, const CudaB
     }
   }
   return failures;
+}
+
+CudaBinary CompileCudaGated(const GpuModule& module, const Target& target,
+                            const CudaOptions& options) {
+  CudaBinary binary = CompileCuda(module, target, options);
+  std::vector<std::string> gates = CheckResourceGates(module, binary, target.gpu);
+  if (!gates.empty()) {
+    TT_USER_ERROR("the kernels cannot run on {}: {}", target.str(), fmt::join(gates, "; "));
+  }
+  return binary;
 }
 
 }  // namespace tirtune

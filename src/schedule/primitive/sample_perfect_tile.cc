@@ -76,8 +76,8 @@ std::vector<ExprRV> Schedule::SamplePerfectTile(LoopRV loop_rv, int n, int max_i
   if (n < 1) {
     throw SimpleScheduleError(
         "InvalidTileCountError",
-        fmt::format("sample_perfect_tile of loop '{}' into {} parts: at least 1", loop->loop_var->name,
-                    n),
+        fmt::format("sample_perfect_tile of loop '{}' into {} parts: at least 1",
+                    loop->loop_var->name, n),
         {loop});
   }
   int64_t extent = ConstExtentOf(loop, "sample_perfect_tile");
