@@ -2,23 +2,41 @@
 # Fuzzes one reader of outside data with libFuzzer under AddressSanitizer and
 # UndefinedBehaviorSanitizer.
 #
-#   scripts/fuzz.sh TARGET [SECONDS]     TARGET: parser (IR text), trace (trace JSON) or
-#                                        jsonl (a JSON-lines database); SECONDS default 60
+#   scripts/fuzz.sh TARGET [SECONDS]     SECONDS default 60; TARGET one of
+#     parser    IR text (tests/fuzz/parser_fuzzer.cc)
+#     trace     trace JSON replayed on a GEMM (trace_fuzzer.cc)
+#     jsonl     a JSON-lines database (jsonl_fuzzer.cc)
+#     sqlite    the columns of a workload and a record row of a SQLite database (sqlite_fuzzer.cc)
+#     onnx      an ONNX model (onnx_fuzzer.cc)
+#     manifest  a compiled model's manifest.json and graph.json (manifest_fuzzer.cc)
+#     npy       a .npy file (npy_fuzzer.cc)
+#   scripts/fuzz.sh all SECONDS          every target in turn, SECONDS each
 #
 # Builds tests/fuzz/TARGET_fuzzer.cc with the sources it needs straight from clang++ (the fuzzers
-# are not part of the CMake build), seeds a corpus from the repository (tests/data/parse_errors
-# and parse_valid for the parser; tests/fuzz/corpus/TARGET otherwise, and tests/data/traces for
-# traces), and
-# runs for SECONDS. The corpus and any crash artifacts stay in build-fuzz/TARGET/ (override the
-# root with FUZZ_OUT=DIR), so later runs continue where this one stopped.
+# are not part of the CMake build; there, tests/fuzz/replay_main.cc replays each target's committed
+# corpus as a CTest test), seeds a corpus from the repository (tests/fuzz/corpus/TARGET; the
+# parser also takes tests/data/parse_errors and parse_valid, trace tests/data/traces, onnx the
+# small node-test models of Debian's libonnx-testdata when installed), and runs for SECONDS. The
+# corpus and any crash artifacts stay in build-fuzz/TARGET/ (override the root with
+# FUZZ_OUT=DIR), so later runs continue where this one stopped. The last lines of the run
+# (executions, coverage, crashes) are kept in build-fuzz/TARGET/last-run.txt.
 set -euo pipefail
 
-target="${1:?usage: scripts/fuzz.sh parser|trace|jsonl [SECONDS]}"
+target="${1:?usage: scripts/fuzz.sh parser|trace|jsonl|sqlite|onnx|manifest|npy|all [SECONDS]}"
 seconds="${2:-60}"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+if [[ "$target" == all ]]; then
+  for t in parser trace jsonl sqlite onnx manifest npy; do "$0" "$t" "$seconds"; done
+  exit 0
+fi
 out="${FUZZ_OUT:-$root/build-fuzz}/$target"
 
 libs=()
+defines=()
+core=("$root"/src/ir/*.cc "$root"/src/support/*.cc "$root"/src/arith/*.cc)
+schedule=("$root"/src/schedule/*.cc "$root"/src/schedule/primitive/*.cc)
+seeds=("$root"/tests/fuzz/corpus/"$target"/*)
+extra=(-max_len=16384)
 case "$target" in
   parser)
     sources=("$root"/src/ir/*.cc "$root"/src/support/*.cc)
@@ -26,20 +44,33 @@ case "$target" in
     extra=(-dict="$root/tests/fuzz/parser.dict" -max_len=8192)
     ;;
   trace)
-    sources=("$root"/src/ir/*.cc "$root"/src/support/*.cc "$root"/src/arith/*.cc
-             "$root"/src/schedule/*.cc "$root"/src/schedule/primitive/*.cc)
-    seeds=("$root"/tests/fuzz/corpus/trace/* "$root"/tests/data/traces/*.json)
+    sources=("${core[@]}" "${schedule[@]}")
+    seeds+=("$root"/tests/data/traces/*.json)
     extra=(-dict="$root/tests/fuzz/trace.dict" -max_len=16384)
     ;;
-  jsonl)
-    sources=("$root"/src/ir/*.cc "$root"/src/support/*.cc "$root"/src/arith/*.cc
-             "$root"/src/schedule/*.cc "$root"/src/schedule/primitive/*.cc "$root"/database/*.cc)
-    seeds=("$root"/tests/fuzz/corpus/jsonl/*)
-    extra=(-max_len=16384)
+  jsonl|sqlite)
+    sources=("${core[@]}" "${schedule[@]}" "$root"/database/*.cc)
     libs=(-lsqlite3 -lpq)
     ;;
+  onnx)
+    sources=("${core[@]}" "$root"/src/te/*.cc "$root"/src/te/*/*.cc "$root"/src/interp/*.cc
+             "$root"/src/graph/*.cc "$root"/src/graph/*/*.cc)
+    defines=(-DONNX_ML=1 -DONNX_NAMESPACE=onnx)
+    libs=(-lonnx -lonnx_proto -lprotobuf)
+    # Small models of ONNX's node tests (Debian's libonnx-testdata), read at run time only.
+    while IFS= read -r model; do seeds+=("$model"); done < <(
+      find /usr/share/libonnx-testdata/data/node -name model.onnx -size -4k 2>/dev/null)
+    extra=(-max_len=65536)
+    ;;
+  manifest)
+    sources=("$root"/src/support/*.cc "$root"/src/schedule/json_text.cc "$root"/src/model/artifact.cc)
+    ;;
+  npy)
+    sources=("$root"/src/support/*.cc "$root"/src/model/npy.cc)
+    extra=(-max_len=4096)
+    ;;
   *)
-    echo "unknown target '$target': parser, trace or jsonl" >&2
+    echo "unknown target '$target': parser, trace, jsonl, sqlite, onnx, manifest, npy or all" >&2
     exit 2
     ;;
 esac
@@ -58,7 +89,7 @@ fi
 mkdir -p "$out/corpus" "$out/artifacts" "$out/obj"
 binary="$out/${target}_fuzzer"
 flags=(-std=c++20 -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined
-       -fno-sanitize-recover=undefined -I"$root/include" -I/usr/include/postgresql)
+       -fno-sanitize-recover=undefined -I"$root/include" -I/usr/include/postgresql "${defines[@]}")
 objects=()
 for src in "${sources[@]}"; do
   obj="$out/obj/$(echo "${src#"$root"/}" | tr '/' '_').o"
@@ -70,13 +101,21 @@ for src in "${sources[@]}"; do
 done
 clang++ -fsanitize=fuzzer,address,undefined "${objects[@]}" -lfmt -lsodium "${libs[@]}" -o "$binary"
 
-# Step 3. Seeds.
-cp "${seeds[@]}" "$out/corpus/" 2>/dev/null || true
+# Step 3. Seeds (files of the same name from different places get distinct names).
+for seed in "${seeds[@]}"; do
+  [[ -f "$seed" ]] || continue
+  name="$(basename "$seed")"
+  [[ "$name" == model.onnx ]] && name="$(basename "$(dirname "$seed")").onnx"
+  cp "$seed" "$out/corpus/$name"
+done
 
-# Step 4. Fuzz.
+# Step 4. Fuzz (a finding ends the run with a non-zero status, after the summary is kept).
+status=0
 "$binary" "$out/corpus" "${extra[@]}" \
   -max_total_time="$seconds" \
   -timeout=10 \
   -rss_limit_mb=2048 \
   -print_final_stats=1 \
-  -artifact_prefix="$out/artifacts/"
+  -artifact_prefix="$out/artifacts/" 2>&1 | tee "$out/last-run.log" || status=$?
+tail -n 12 "$out/last-run.log" > "$out/last-run.txt"
+exit "$status"

@@ -27,11 +27,11 @@ nlohmann::json ReadJson(const fs::path& path) {
 }
 
 int ValueIndex(const nlohmann::json& j, size_t num_values, const std::string& where) {
-  int index = j.get<int>();
+  int64_t index = JsonInteger(j, where + ": a value id");
   if (index < 0 || static_cast<size_t>(index) >= num_values) {
     TT_USER_ERROR("{}: value {} out of range (the graph has {} values)", where, index, num_values);
   }
-  return index;
+  return static_cast<int>(index);
 }
 
 ArtifactValueKind ParseKind(const std::string& kind, const std::string& where) {
@@ -43,14 +43,20 @@ ArtifactValueKind ParseKind(const std::string& kind, const std::string& where) {
 
 // Every file the manifest lists has the SHA-256 it lists: a kernel object with a flipped bit
 // must never be linked into the process.
+// `name`, a path the manifest gives, when it stays inside the artifact directory (relative and
+// without ".."): an artifact never makes tirtune read or hash a file elsewhere.
+const std::string& InsidePath(const std::string& name, const std::string& m) {
+  fs::path rel(name);
+  bool inside = !rel.is_absolute() && !rel.empty();
+  for (const fs::path& part : rel) inside = inside && part != "..";
+  if (!inside) TT_USER_ERROR("'{}': file '{}' is not inside the artifact", m, name);
+  return name;
+}
+
 void CheckFiles(const std::string& dir, const nlohmann::json& files, const std::string& m) {
   if (!files.is_object()) TT_USER_ERROR("'{}': \"files\" is not an object", m);
   for (const auto& [name, sha] : files.items()) {
-    fs::path rel(name);
-    bool inside = !rel.is_absolute() && !rel.empty();
-    for (const fs::path& part : rel) inside = inside && part != "..";
-    if (!inside) TT_USER_ERROR("'{}': file '{}' is not inside the artifact", m, name);
-    fs::path path = fs::path(dir) / rel;
+    fs::path path = fs::path(dir) / InsidePath(name, m);
     std::ifstream in(path, std::ios::binary);
     if (!in) TT_USER_ERROR("'{}' is missing (the manifest lists it)", path.string());
     std::stringstream bytes;
@@ -84,18 +90,19 @@ Artifact ReadArtifact(const std::string& dir) {
       TT_USER_ERROR("'{}' is not a tirtune model manifest (format '{}')", m,
                     manifest.value("format", ""));
     }
-    int version = manifest.at("version").get<int>();
+    int64_t version = JsonInteger(manifest.at("version"), "'" + m + "': \"version\"");
     if (version != 1 && version != kArtifactVersion) {
       TT_USER_ERROR("'{}' has version {}; this tirtune reads versions 1 and {}", m, version,
                     kArtifactVersion);
     }
     if (version >= 2) CheckFiles(dir, manifest.at("files"), m);
     a.target = manifest.at("target").get<std::string>();
-    a.weights_file = manifest.at("weights").get<std::string>();
+    a.weights_file = InsidePath(manifest.at("weights").get<std::string>(), m);
     for (const nlohmann::json& f : manifest.at("functions")) {
-      a.functions.push_back(
-          ArtifactFunction{f.at("name").get<std::string>(), f.at("object").get<std::string>(),
-                           f.at("ir").get<std::string>(), f.value("tuned", false)});
+      a.functions.push_back(ArtifactFunction{f.at("name").get<std::string>(),
+                                             InsidePath(f.at("object").get<std::string>(), m),
+                                             InsidePath(f.at("ir").get<std::string>(), m),
+                                             f.value("tuned", false)});
     }
   } catch (const nlohmann::json::exception& e) {
     TT_USER_ERROR("'{}' is malformed: {}", m, JsonErrorText(e));
@@ -112,14 +119,20 @@ Artifact ReadArtifact(const std::string& dir) {
       std::optional<DataType> dtype = DataType::Parse(v.at("dtype").get<std::string>());
       if (!dtype) TT_USER_ERROR("{}: value '{}' has an unknown dtype", g, value.name);
       value.dtype = *dtype;
-      value.shape = v.at("shape").get<std::vector<int64_t>>();
-      for (int64_t d : value.shape) {
-        if (d < 0) TT_USER_ERROR("{}: value '{}' has a negative dimension", g, value.name);
+      const std::string shape_of = fmt::format("{}: value '{}': a dimension", g, value.name);
+      int64_t elements = 1;
+      for (const nlohmann::json& d : v.at("shape")) {
+        value.shape.push_back(JsonInteger(d, shape_of, 0));
+        if (__builtin_mul_overflow(elements, value.shape.back(), &elements) ||
+            elements > (int64_t{1} << 48)) {
+          TT_USER_ERROR("{}: value '{}' has more elements than any tensor tirtune makes", g,
+                        value.name);
+        }
       }
       if (value.kind == ArtifactValueKind::kConstant) {
-        value.offset = v.at("offset").get<int64_t>();
-        value.nbytes = v.at("nbytes").get<int64_t>();
-        if (value.offset < 0 || value.nbytes != value.NumElements() * value.dtype.bytes()) {
+        value.offset = JsonInteger(v.at("offset"), g + ": an offset", 0);
+        value.nbytes = JsonInteger(v.at("nbytes"), g + ": a size", 0);
+        if (value.nbytes != value.NumElements() * value.dtype.bytes()) {
           TT_USER_ERROR("{}: constant '{}' has a bad offset or size", g, value.name);
         }
       }
@@ -128,11 +141,12 @@ Artifact ReadArtifact(const std::string& dir) {
     const size_t n = a.values.size();
     for (const nlohmann::json& c : graph.at("calls")) {
       ArtifactCall call;
-      call.function = c.at("function").get<int>();
-      if (call.function < 0 || static_cast<size_t>(call.function) >= a.functions.size()) {
-        TT_USER_ERROR("{}: a call names function {}, the manifest has {}", g, call.function,
+      int64_t function = JsonInteger(c.at("function"), g + ": a call's function");
+      if (function < 0 || static_cast<size_t>(function) >= a.functions.size()) {
+        TT_USER_ERROR("{}: a call names function {}, the manifest has {}", g, function,
                       a.functions.size());
       }
+      call.function = static_cast<int>(function);
       for (const nlohmann::json& arg : c.at("args")) call.args.push_back(ValueIndex(arg, n, g));
       call.output = ValueIndex(c.at("output"), n, g);
       if (a.values[call.output].kind != ArtifactValueKind::kCall) {

@@ -147,7 +147,8 @@ void GraphExecutor::LoadInputsAndConstants(const std::string& dir) {
     if (v.kind == ArtifactValueKind::kCall) continue;
     NDArray blob = Blob(v.NumElements() * v.dtype.bytes());
     if (v.kind == ArtifactValueKind::kConstant) {
-      if (v.offset + v.nbytes > static_cast<int64_t>(weights.size())) {
+      const auto size = static_cast<int64_t>(weights.size());
+      if (v.offset > size || v.nbytes > size - v.offset) {
         TT_USER_ERROR("{}: '{}' is truncated (constant '{}' lies past its end)", dir,
                       artifact_.weights_file, v.name);
       }

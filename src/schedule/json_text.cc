@@ -53,4 +53,14 @@ nlohmann::json ParseJsonText(std::string_view text, std::string_view what) {
   return std::move(*j);
 }
 
+int64_t JsonInteger(const nlohmann::json& j, std::string_view what, int64_t lo, int64_t hi) {
+  if (!j.is_number_integer()) TT_USER_ERROR("{} is not an integer", what);
+  if (j.is_number_unsigned() && j.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) {
+    TT_USER_ERROR("{} = {} is out of range", what, j.get<uint64_t>());
+  }
+  int64_t v = j.get<int64_t>();
+  if (v < lo || v > hi) TT_USER_ERROR("{} = {} is out of range", what, v);
+  return v;
+}
+
 }  // namespace tirtune

@@ -1,8 +1,9 @@
-// libFuzzer target for JSON-lines databases (built by scripts/fuzz.sh jsonl, not by CMake): the
-// input is written as a .jsonl file and opened read-only, then every reader runs on it (the
-// workloads, each one's records and top records, statistics, the integrity check, every record
-// in turn). Opening may refuse with a UserError; what opens must answer every query without an
-// exception (damaged rows are skipped with a warning), a sanitizer report, a trap or a hang.
+// libFuzzer target for JSON-lines databases (built by scripts/fuzz.sh jsonl, and replayed over its
+// committed corpus by the fuzz_replay tests): the input is written as a .jsonl file and opened
+// read-only, then every reader runs on it (the workloads, each one's records and top records,
+// statistics, the integrity check, every record in turn). Opening may refuse with a UserError; what
+// opens must answer every query without an exception (damaged rows are skipped with a warning), a
+// sanitizer report, a trap or a hang.
 #include <unistd.h>
 
 #include <cstddef>

@@ -1,4 +1,5 @@
-// libFuzzer target for the text-format parser (built by scripts/fuzz_parser.sh, not by CMake).
+// libFuzzer target for the text-format parser (built by scripts/fuzz.sh parser; CMake builds it
+// into fuzz_replay_parser, which replays tests/data/parse_errors and parse_valid).
 // Any input must either parse or throw ParseError; whatever parses must print and parse back
 // to a structurally equal function. Anything else (another exception, a sanitizer report, a
 // trap) is a finding.

@@ -1,9 +1,9 @@
-// libFuzzer target for schedule traces (built by scripts/fuzz.sh trace, not by CMake): the JSON
-// text a database row or a --trace file holds, parsed with the depth limit every reader uses,
-// read into a Trace and replayed on a small GEMM (tests/schedule/gemm_text.h). Each step may
-// only refuse with a user error (a JSON error, TraceFormatError, ScheduleError, UserError); an
-// internal error, another exception, a sanitizer report, a trap or a time-out (an absurd loop
-// run) is a finding.
+// libFuzzer target for schedule traces (built by scripts/fuzz.sh trace, and replayed over its
+// committed corpus by the fuzz_replay tests): the JSON text a database row or a --trace file holds,
+// parsed with the depth limit every reader uses, read into a Trace and replayed on a small GEMM
+// (tests/schedule/gemm_text.h). Each step may only refuse with a user error (a JSON error,
+// TraceFormatError, ScheduleError, UserError); an internal error, another exception, a sanitizer
+// report, a trap or a time-out (an absurd loop run) is a finding.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>

@@ -5,6 +5,7 @@
 // schedule library, the lowest one that speaks JSON (traces).
 #pragma once
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -27,5 +28,11 @@ std::string JsonErrorText(const nlohmann::json::exception& e);
 
 /// `text` as JSON; UserError "WHAT: REASON[: DETAIL]" otherwise.
 nlohmann::json ParseJsonText(std::string_view text, std::string_view what);
+
+/// `j` as an integer in [lo, hi]; UserError "WHAT is not an integer" (a string, a fraction, a
+/// float such as 1e300 that nlohmann would convert with undefined behaviour) or "WHAT = V is out
+/// of range" otherwise.
+int64_t JsonInteger(const nlohmann::json& j, std::string_view what, int64_t lo = INT64_MIN,
+                    int64_t hi = INT64_MAX);
 
 }  // namespace tirtune
