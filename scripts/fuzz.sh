@@ -32,7 +32,6 @@ fi
 out="${FUZZ_OUT:-$root/build-fuzz}/$target"
 
 libs=()
-defines=()
 core=("$root"/src/ir/*.cc "$root"/src/support/*.cc "$root"/src/arith/*.cc)
 schedule=("$root"/src/schedule/*.cc "$root"/src/schedule/primitive/*.cc)
 seeds=("$root"/tests/fuzz/corpus/"$target"/*)
@@ -55,7 +54,6 @@ case "$target" in
   onnx)
     sources=("${core[@]}" "$root"/src/te/*.cc "$root"/src/te/*/*.cc "$root"/src/interp/*.cc
              "$root"/src/graph/*.cc "$root"/src/graph/*/*.cc)
-    defines=(-DONNX_ML=1 -DONNX_NAMESPACE=onnx)
     libs=(-lonnx -lonnx_proto -lprotobuf)
     # Small models of ONNX's node tests (Debian's libonnx-testdata), read at run time only.
     while IFS= read -r model; do seeds+=("$model"); done < <(
@@ -86,13 +84,16 @@ fi
 
 # Step 2. The fuzzer binary, rebuilt only when a source is newer than it (objects are kept, so a
 # change recompiles only its file).
-mkdir -p "$out/corpus" "$out/artifacts" "$out/obj"
+# The objects are shared by every target (same flags for all), in build-fuzz/obj.
+objdir="$(dirname "$out")/obj"
+mkdir -p "$out/corpus" "$out/artifacts" "$objdir"
 binary="$out/${target}_fuzzer"
 flags=(-std=c++20 -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined
-       -fno-sanitize-recover=undefined -I"$root/include" -I/usr/include/postgresql "${defines[@]}")
+       -fno-sanitize-recover=undefined -I"$root/include" -I/usr/include/postgresql
+       -DONNX_ML=1 -DONNX_NAMESPACE=onnx)
 objects=()
 for src in "${sources[@]}"; do
-  obj="$out/obj/$(echo "${src#"$root"/}" | tr '/' '_').o"
+  obj="$objdir/$(echo "${src#"$root"/}" | tr '/' '_').o"
   if [[ ! -f "$obj" || "$src" -nt "$obj" ]] || find "$root/include" "$(dirname "$src")" -name '*.h' -newer "$obj" | grep -q .; then
     echo "compiling ${src#"$root"/}"
     clang++ "${flags[@]}" -c "$src" -o "$obj"

@@ -2,13 +2,17 @@
 // {'descr': '<f4', 'fortran_order': False, 'shape': (1, 3, 224, 224), } and the raw elements.
 #include "tirtune/model/npy.h"
 
-#include <fmt/core.h>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <charconv>
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "tirtune/support/error.h"
 
@@ -25,19 +29,116 @@ const Descr kDescrs[] = {{"<f4", DataType::Float(32)}, {"<f8", DataType::Float(6
                          {"<i4", DataType::Int(32)},   {"<i8", DataType::Int(64)},
                          {"|u1", DataType::UInt(8)},   {"|b1", DataType::Bool()}};
 
-// The text after `key` ('key': VALUE) in the header dict, up to the next top-level comma or brace.
-std::string DictValue(const std::string& header, const std::string& key, const std::string& path) {
-  size_t at = header.find("'" + key + "'");
-  if (at == std::string::npos) TT_USER_ERROR("'{}': the .npy header has no '{}'", path, key);
-  size_t colon = header.find(':', at);
-  size_t begin = header.find_first_not_of(' ', colon + 1);
-  if (colon == std::string::npos || begin == std::string::npos) {
-    TT_USER_ERROR("'{}': malformed .npy header", path);
+// The header dict, {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }, read strictly:
+// quoted keys, each value a quoted string, True/False or a tuple of non-negative integers.
+struct Header {
+  std::string descr;
+  bool fortran_order = false;
+  std::vector<int64_t> shape;
+  bool has_descr = false, has_order = false, has_shape = false;
+};
+
+class HeaderReader {
+ public:
+  HeaderReader(std::string_view text, const std::string& path) : text_(text), path_(path) {}
+
+  Header Read() {
+    Header h;
+    Expect('{');
+    while (!Accept('}')) {
+      std::string key = Quoted();
+      Expect(':');
+      if (key == "descr") {
+        h.descr = Quoted();
+        h.has_descr = true;
+      } else if (key == "fortran_order") {
+        h.fortran_order = Bool();
+        h.has_order = true;
+      } else if (key == "shape") {
+        h.shape = Tuple();
+        h.has_shape = true;
+      } else {
+        Fail(fmt::format("unknown key '{}'", key.substr(0, 40)));
+      }
+      if (!Accept(',')) {
+        Expect('}');
+        break;
+      }
+    }
+    for (auto [has, key] : {std::pair{h.has_descr, "descr"},
+                            {h.has_order, "fortran_order"},
+                            {h.has_shape, "shape"}}) {
+      if (!has) TT_USER_ERROR("'{}': the .npy header has no '{}'", path_, key);
+    }
+    return h;
   }
-  size_t end = header[begin] == '(' ? header.find(')', begin) + 1 : header.find(',', begin);
-  if (end == std::string::npos || end == 0) TT_USER_ERROR("'{}': malformed .npy header", path);
-  return header.substr(begin, end - begin);
-}
+
+ private:
+  [[noreturn]] void Fail(const std::string& what) {
+    TT_USER_ERROR("'{}': malformed .npy header at byte {}: {}", path_, pos_, what);
+  }
+  void Space() {
+    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\n')) ++pos_;
+  }
+  bool Accept(char c) {
+    Space();
+    if (pos_ < text_.size() && text_[pos_] == c) {
+      ++pos_;
+      return true;
+    }
+    return false;
+  }
+  void Expect(char c) {
+    if (!Accept(c)) Fail(fmt::format("expected '{}'", c));
+  }
+  std::string Quoted() {
+    Space();
+    if (pos_ >= text_.size() || (text_[pos_] != '\'' && text_[pos_] != '"')) {
+      Fail("expected a quoted string");
+    }
+    char quote = text_[pos_++];
+    size_t close = text_.find(quote, pos_);
+    if (close == std::string_view::npos) Fail("unterminated string");
+    std::string value(text_.substr(pos_, close - pos_));
+    pos_ = close + 1;
+    return value;
+  }
+  bool Bool() {
+    Space();
+    for (auto [word, value] : {std::pair{"True", true}, {"False", false}}) {
+      if (text_.substr(pos_, std::strlen(word)) == word) {
+        pos_ += std::strlen(word);
+        return value;
+      }
+    }
+    Fail("expected True or False");
+  }
+  std::vector<int64_t> Tuple() {
+    Expect('(');
+    std::vector<int64_t> dims;
+    while (!Accept(')')) {
+      Space();
+      int64_t v = -1;
+      auto [ptr, ec] = std::from_chars(text_.data() + pos_, text_.data() + text_.size(), v);
+      if (ec != std::errc() || v < 0) {
+        size_t end = std::min(text_.find_first_of(",)", pos_), text_.size());
+        Fail(fmt::format("bad dimension '{}'",
+                         text_.substr(pos_, std::min<size_t>(end - pos_, 40))));
+      }
+      pos_ = static_cast<size_t>(ptr - text_.data());
+      dims.push_back(v);
+      if (!Accept(',')) {
+        Expect(')');
+        break;
+      }
+    }
+    return dims;
+  }
+
+  std::string_view text_;
+  const std::string& path_;
+  size_t pos_ = 0;
+};
 
 }  // namespace
 
@@ -65,8 +166,8 @@ NDArray ReadNpy(const std::string& path) {
   if (header_start + header_len > bytes.size()) TT_USER_ERROR("'{}' is truncated", path);
   const std::string header = bytes.substr(header_start, header_len);
 
-  std::string descr = DictValue(header, "descr", path);
-  descr = descr.substr(1, descr.size() - 2);  // strip the quotes
+  Header h = HeaderReader(header, path).Read();
+  std::string descr = h.descr;
   if (descr.size() == 3 && descr[0] == '=') descr[0] = '<';
   const Descr* found = nullptr;
   for (const Descr& d : kDescrs) {
@@ -76,33 +177,16 @@ NDArray ReadNpy(const std::string& path) {
     TT_USER_ERROR(
         "'{}': element type '{}' is not supported (float32, float64, int32, int64, "
         "uint8, bool little-endian)",
-        path, descr);
+        path, descr.substr(0, 40));
   }
-  if (DictValue(header, "fortran_order", path) != "False") {
-    TT_USER_ERROR("'{}' is Fortran-ordered; save it in C order", path);
-  }
+  if (h.fortran_order) TT_USER_ERROR("'{}' is Fortran-ordered; save it in C order", path);
   // The shape, checked against the data that is there before anything is allocated: a header
   // may declare any shape.
-  std::vector<int64_t> shape;
-  std::string dims = DictValue(header, "shape", path);
+  const std::vector<int64_t>& shape = h.shape;
   double needed = found->dtype.bytes();
-  for (size_t i = 1; i < dims.size();) {
-    size_t end = std::min(dims.find_first_of(",)", i), dims.size());
-    std::string d = dims.substr(i, end - i);
-    size_t first = d.find_first_not_of(' '), last = d.find_last_not_of(' ');
-    if (first != std::string::npos) {
-      d = d.substr(first, last - first + 1);
-      int64_t v = -1;
-      auto [ptr, ec] = std::from_chars(d.data(), d.data() + d.size(), v);
-      if (ec != std::errc() || ptr != d.data() + d.size() || v < 0) {
-        TT_USER_ERROR("'{}': bad dimension '{}' in the .npy shape {}", path, d.substr(0, 40),
-                      dims.substr(0, 80));
-      }
-      shape.push_back(v);
-      needed *= static_cast<double>(v);
-    }
-    i = end + 1;
-  }
+  for (int64_t v : shape) needed *= static_cast<double>(v);
+  std::string dims = shape.size() == 1 ? fmt::format("({},)", shape[0])
+                                       : fmt::format("({})", fmt::join(shape, ", "));
   const size_t data_start = header_start + header_len;
   const size_t have = bytes.size() - data_start;
   if (needed != static_cast<double>(have)) {
