@@ -92,7 +92,7 @@ std::vector<te::Tensor> MakePlaceholders(const OpDef& op, const std::vector<Tens
 Attrs CheckAttrs(const OpDef& op, const Attrs& attrs) {
   for (const auto& [name, value] : attrs.values()) {
     auto spec = std::find_if(op.attrs.begin(), op.attrs.end(),
-                             [&](const AttrSpec& s) { return s.name == name; });
+                             [&key = name](const AttrSpec& s) { return s.name == key; });
     if (spec == op.attrs.end()) {
       std::vector<std::string> known;
       for (const AttrSpec& s : op.attrs) known.push_back(s.name);

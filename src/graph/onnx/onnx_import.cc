@@ -3,11 +3,15 @@
 //   1. parse the ModelProto and find the ai.onnx opset;
 //   2. check the structure ourselves (supported operators, every input defined, no cycle), so
 //      the common mistakes get precise messages;
-//   3. run onnx::checker and onnx::shape_inference;
+//   3. run onnx::checker;
 //   4. define the initializers (host tensors) and the graph inputs (static shapes only);
-//   5. convert the nodes in topological order (convert_*.cc), checking each result's shape
-//      against the shape ONNX inferred;
-//   6. make the model's outputs (in ONNX's layout) and drop what they do not use.
+//   5. convert the nodes in topological order (convert_*.cc), each converter checking the
+//      ranks, shapes and attributes it needs;
+//   6. run onnx::shape_inference and check every converted result's shape against the shape
+//      ONNX infers. Only now: ONNX 1.12's inference functions trust their inputs (ConvTranspose
+//      with a weight of rank 2 reads through a null pointer), and by now the converters have
+//      refused every model whose nodes they cannot take;
+//   7. make the model's outputs (in ONNX's layout) and drop what they do not use.
 //
 // For example, x[1, 3, 8, 8] → Conv(w, pads 1) → Relu → GlobalAveragePool → Flatten → Gemm(fc_w,
 // transB) becomes
@@ -133,14 +137,16 @@ std::vector<int> CheckStructure(const onnx::GraphProto& graph) {
 }
 
 // Step 3.
-void CheckAndInferShapes(onnx::ModelProto* model, bool run_checker) {
-  if (run_checker) {
-    try {
-      onnx::checker::check_model(*model);
-    } catch (const std::exception& e) {
-      TT_USER_ERROR("the ONNX checker rejects the model: {}", e.what());
-    }
+void Check(const onnx::ModelProto& model) {
+  try {
+    onnx::checker::check_model(model);
+  } catch (const std::exception& e) {
+    TT_USER_ERROR("the ONNX checker rejects the model: {}", e.what());
   }
+}
+
+// Step 6.
+void InferShapes(onnx::ModelProto* model) {
   try {
     onnx::shape_inference::InferShapes(*model);
   } catch (const std::exception& e) {
@@ -236,11 +242,8 @@ Graph ImportOnnxFromBytes(const std::string& bytes, const OnnxImportOptions& opt
   // Step 2.
   std::vector<int> order = CheckStructure(model.graph());
   // Step 3.
-  CheckAndInferShapes(&model, options.run_checker);
+  if (options.run_checker) Check(model);
   const onnx::GraphProto& onnx_graph = model.graph();
-  std::map<std::string, const onnx::ValueInfoProto*> inferred;
-  for (const onnx::ValueInfoProto& v : onnx_graph.value_info()) inferred[v.name()] = &v;
-  for (const onnx::ValueInfoProto& v : onnx_graph.output()) inferred[v.name()] = &v;
 
   Graph graph;
   ImportContext ctx(&graph, opset);
@@ -272,6 +275,19 @@ Graph ImportOnnxFromBytes(const std::string& bytes, const OnnxImportOptions& opt
     for (const std::string& out : node.output()) {
       if (out.empty() || !uses.count(out)) continue;
       if (!ctx.IsDefined(out)) ctx.Fail("output '{}' is not produced by the importer", out);
+    }
+  }
+
+  // Step 6.
+  InferShapes(&model);
+  std::map<std::string, const onnx::ValueInfoProto*> inferred;
+  for (const onnx::ValueInfoProto& v : onnx_graph.value_info()) inferred[v.name()] = &v;
+  for (const onnx::ValueInfoProto& v : onnx_graph.output()) inferred[v.name()] = &v;
+  for (int index : order) {
+    const onnx::NodeProto& node = onnx_graph.node(index);
+    ctx.BeginNode(&node, index);
+    for (const std::string& out : node.output()) {
+      if (out.empty() || !uses.count(out)) continue;
       auto it = inferred.find(out);
       std::vector<int64_t> expected;
       if (it != inferred.end() && StaticShape(*it->second, &expected) &&
@@ -282,7 +298,7 @@ Graph ImportOnnxFromBytes(const std::string& bytes, const OnnxImportOptions& opt
     }
   }
 
-  // Step 6.
+  // Step 7.
   ctx.BeginNode(nullptr, -1);
   for (const onnx::ValueInfoProto& out : onnx_graph.output()) {
     ValueId v = ctx.PlainOf(out.name());
