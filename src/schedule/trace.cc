@@ -238,7 +238,17 @@ void Trace::ApplyTo(Schedule& sch, const std::map<size_t, json>& decisions,
           fmt::format("replaying instruction {} ({}) gave {} outputs where the trace has {}", i,
                       inst.kind->name, outputs.size(), inst.outputs.size()));
     }
-    for (size_t k = 0; k < outputs.size(); ++k) rv_map[Key(inst.outputs[k])] = outputs[k];
+    for (size_t k = 0; k < outputs.size(); ++k) {
+      if (outputs[k].kind != inst.outputs[k].kind) {
+        static const char* const kKinds[] = {"a block (b...)", "a loop (l...)",
+                                             "an expression (e...)"};
+        throw TraceFormatError(fmt::format(
+            "trace instruction {} ({}): output {} is {}, the trace names it as {}", i,
+            inst.kind->name, k, kKinds[static_cast<int>(outputs[k].kind)],
+            kKinds[static_cast<int>(inst.outputs[k].kind)]));
+      }
+      rv_map[Key(inst.outputs[k])] = outputs[k];
+    }
   }
 }
 

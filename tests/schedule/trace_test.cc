@@ -203,6 +203,16 @@ TEST(Trace, InstructionMistakesAreUserErrorsNamingTheInstruction) {
          {"inputs", {"l3", "l1", "l1"}},
          {"outputs", json::array()}}},
        "reorder lists loop 'i' twice"},
+      // An expression named as a block, then used as one (the 1-hour trace fuzz run's finding:
+      // an internal error in Unannotate).
+      {{{{"kind", "SampleCategorical"},
+         {"v", 1},
+         {"attrs", {{"candidates", {0, 16}}, {"probs", {0.5, 0.5}}}},
+         {"decision", 1},
+         {"outputs", {"b4"}}},
+        {{"kind", "Unannotate"}, {"v", 1}, {"inputs", {"b4"}}, {"attrs", {{"key", "k"}}}}},
+       "trace instruction 2 (SampleCategorical): output 0 is an expression (e...), the trace "
+       "names it as a block (b...)"},
   };
   // Fields of the wrong JSON type: a located refusal, not the JSON library's own error (the
   // trace fuzzer's second finding: "format" given as an array).

@@ -24,9 +24,23 @@ Window ReadWindow(ImportContext& ctx, const std::vector<int64_t>& spatial,
   w.strides = ctx.AttrInts("strides", std::vector<int64_t>(k, 1));
   w.dilations = ctx.AttrInts("dilations", std::vector<int64_t>(k, 1));
   std::vector<int64_t> pads = ctx.AttrInts("pads", std::vector<int64_t>(2 * k, 0));
-  if (w.strides.size() != k || w.dilations.size() != k || pads.size() != 2 * k) {
-    ctx.Fail("strides, dilations or pads do not match the {} spatial axes", k);
+  if (kernel.size() != k || w.strides.size() != k || w.dilations.size() != k ||
+      pads.size() != 2 * k) {
+    ctx.Fail("kernel_shape, strides, dilations or pads do not match the {} spatial axes", k);
   }
+  // Bounds that keep the window arithmetic far from overflow; real models stay far below them.
+  constexpr int64_t kMaxWindow = int64_t{1} << 24;
+  auto check = [&](const std::vector<int64_t>& values, int64_t lowest, const char* what) {
+    for (int64_t v : values) {
+      if (v < lowest || v > kMaxWindow) {
+        ctx.Fail("{} [{}] out of range", what, fmt::join(values, ", "));
+      }
+    }
+  };
+  check(kernel, 1, "kernel_shape");
+  check(w.strides, 1, "strides");
+  check(w.dilations, 1, "dilations");
+  check(pads, 0, "pads");
   std::string auto_pad = ctx.AttrString("auto_pad", "NOTSET");
   for (size_t d = 0; d < k; ++d) {
     int64_t begin = pads[d], end = pads[d + k];

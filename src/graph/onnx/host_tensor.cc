@@ -11,8 +11,14 @@
 namespace tirtune::graph::onnx_import {
 
 int64_t NumElements(const std::vector<int64_t>& shape) {
+  constexpr int64_t kMax = int64_t{1} << 48;
   int64_t n = 1;
-  for (int64_t e : shape) n *= e;
+  for (int64_t e : shape) {
+    if (__builtin_mul_overflow(n, e, &n) || n > kMax) {
+      TT_USER_ERROR("a tensor of shape {} would have more than 2^48 elements",
+                    ShapeString(shape).substr(0, 200));
+    }
+  }
   return n;
 }
 

@@ -16,7 +16,7 @@ namespace tirtune::graph::onnx_import {
 /// bool (one byte per element).
 inline bool IsBool(DataType t) { return t == DataType::Bool(); }
 
-/// Product of the extents.
+/// Product of the extents; UserError naming the shape beyond 2^48 elements (or on overflow).
 int64_t NumElements(const std::vector<int64_t>& shape);
 
 /// "[1, 3, 224, 224]".

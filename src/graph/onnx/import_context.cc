@@ -210,7 +210,7 @@ void ImportContext::SetHost(int i, NDArray value) {
   v.shape = value.shape();
   v.dtype = value.dtype();
   v.host = std::move(value);
-  Define(node_->output(i), std::move(v));
+  Define(OutputName(i), std::move(v));
 }
 
 void ImportContext::SetPlain(int i, ValueId value) {
@@ -220,10 +220,17 @@ void ImportContext::SetPlain(int i, ValueId value) {
   v.dtype = gv.type.dtype;
   if (gv.kind == ValueKind::kConstant) v.host = gv.data;  // folded: known now
   v.plain = value;
-  Define(node_->output(i), std::move(v));
+  Define(OutputName(i), std::move(v));
 }
 
-void ImportContext::Alias(int i, int from) { Define(node_->output(i), Input(from)); }
+const std::string& ImportContext::OutputName(int i) const {
+  if (i >= node_->output_size()) {
+    Fail("output {} is missing (the node has {})", i, node_->output_size());
+  }
+  return node_->output(i);
+}
+
+void ImportContext::Alias(int i, int from) { Define(OutputName(i), Input(from)); }
 
 void ImportContext::SetChannelsLast(int i, ValueId value) {
   const Value& gv = graph_->value(value);
@@ -235,7 +242,7 @@ void ImportContext::SetChannelsLast(int i, ValueId value) {
     v.host = HostTranspose(gv.data, FromChannelsLastPerm(static_cast<int>(v.shape.size())));
   }
   v.channels_last = value;
-  Define(node_->output(i), std::move(v));
+  Define(OutputName(i), std::move(v));
 }
 
 bool ImportContext::IsUsedOutput(int i) const {

@@ -116,6 +116,9 @@ class ImportContext {
   void SetUsed(std::map<std::string, int> uses) { uses_ = std::move(uses); }
 
  private:
+  /// The name of the current node's output i; Fail when the node has no such output.
+  const std::string& OutputName(int i) const;
+
   std::string BaseName() const;
 
   Graph* graph_;
