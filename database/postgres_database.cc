@@ -256,14 +256,36 @@ class PostgresDatabase : public Database {
 
   size_t Prune(size_t keep) override {
     db_.EnsureConnected();
-    // One statement: all of it happens or none.
-    PgRows done = db_.Query(
-        "DELETE FROM tuning_record WHERE id NOT IN (SELECT id FROM (SELECT id, row_number() "
-        "OVER (PARTITION BY workload_id, target_id ORDER BY median_secs, id) AS rank "
-        "FROM tuning_record WHERE status = 'ok') ranked WHERE rank <= $1)",
-        PgParams().Add(static_cast<int64_t>(
-            std::min<size_t>(keep, static_cast<size_t>(std::numeric_limits<int64_t>::max())))),
-        "pruning records");
+    // The records kept are chosen by reading them, best first: a row that cannot be used is
+    // never kept, however fast it claims to be, and goes with the rest after its warning. The
+    // table is locked against writers meanwhile, so that a record another tuner commits during
+    // the prune is never removed unread.
+    PgTransaction tx(db_);
+    db_.Exec("LOCK TABLE tuning_record IN SHARE ROW EXCLUSIVE MODE", "locking the records");
+    PgRows rows = db_.Query(
+        fmt::format("SELECT {} FROM tuning_record r JOIN target t ON t.id = r.target_id "
+                    "WHERE r.status = 'ok' ORDER BY r.workload_id, r.target_id, r.median_secs, "
+                    "r.id",
+                    kRecordColumns),
+        PgParams(), "ranking the records");
+    std::string keep_ids;
+    std::pair<int64_t, std::string_view> group{-1, ""};
+    size_t kept = 0;
+    for (int i = 0; i < rows.size(); ++i) {
+      std::pair<int64_t, std::string_view> row_group{rows.Int(i, 1), rows.Text(i, 2)};
+      if (row_group != group) {
+        group = row_group;
+        kept = 0;
+      }
+      if (kept < keep && ReadRecordRow(rows, i)) {
+        keep_ids += (keep_ids.empty() ? "" : ",") + std::to_string(rows.Int(i, 0));
+        ++kept;
+      }
+    }
+    PgRows done = db_.Query("DELETE FROM tuning_record WHERE NOT (id = ANY($1::bigint[]))",
+                            PgParams().Add(std::string_view("{" + keep_ids + "}")),
+                            "pruning records");
+    tx.Commit();
     return static_cast<size_t>(done.AffectedRows());
   }
 

@@ -140,10 +140,6 @@ class SqliteDatabase : public Database {
         "FROM tuning_record r JOIN target t ON t.id = r.target_id "
         "GROUP BY r.workload_id, r.target_id ORDER BY r.workload_id, t.key");
     count_ = db_.Prepare("SELECT count(*) FROM tuning_record");
-    prune_ = db_.Prepare(
-        "DELETE FROM tuning_record WHERE id NOT IN (SELECT id FROM (SELECT id, row_number() "
-        "OVER (PARTITION BY workload_id, target_id ORDER BY median_secs, id) AS rank "
-        "FROM tuning_record WHERE status = 'ok') WHERE rank <= ?1)");
   }
 
   std::string Describe() const override { return fmt::format("SQLite database '{}'", db_.path()); }
@@ -286,9 +282,34 @@ class SqliteDatabase : public Database {
   }
 
   size_t Prune(size_t keep) override {
+    // The records kept are chosen by reading them, best first: a row that cannot be used is
+    // never kept, however fast it claims to be (it would have displaced the good ones), and goes
+    // with the rest after its warning. All inside one write transaction.
     SqliteWriteTransaction tx(db_);
-    prune_.Reset().Bind(1, static_cast<int64_t>(keep)).Run();
+    db_.Exec("CREATE TEMP TABLE IF NOT EXISTS prune_keep (id INTEGER PRIMARY KEY)");
+    db_.Exec("DELETE FROM prune_keep");
+    SqliteStatement ranked = db_.Prepare(
+        fmt::format("SELECT {} FROM tuning_record r JOIN target t ON t.id = r.target_id "
+                    "WHERE r.status = 'ok' ORDER BY r.workload_id, r.target_id, r.median_secs, "
+                    "r.id",
+                    kRecordColumns));
+    SqliteStatement keep_row = db_.Prepare("INSERT INTO prune_keep (id) VALUES (?1)");
+    std::pair<int64_t, std::string> group{-1, ""};
+    size_t kept = 0;
+    while (ranked.Step()) {
+      std::pair<int64_t, std::string> row_group{ranked.Int(1), ranked.Text(2)};
+      if (row_group != group) {
+        group = std::move(row_group);
+        kept = 0;
+      }
+      if (kept < keep && ReadRecordRow(ranked)) {
+        keep_row.Reset().Bind(1, ranked.Int(0)).Run();
+        ++kept;
+      }
+    }
+    db_.Exec("DELETE FROM tuning_record WHERE id NOT IN (SELECT id FROM prune_keep)");
     size_t removed = static_cast<size_t>(sqlite3_changes(db_.get()));
+    db_.Exec("DELETE FROM prune_keep");
     tx.Commit();
     return removed;
   }
@@ -403,7 +424,7 @@ class SqliteDatabase : public Database {
   WarningHandler warn_;
   SqliteConnection db_;
   SqliteStatement find_workloads_, all_workloads_, insert_workload_, has_workload_, find_target_,
-      insert_target_, insert_record_, top_k_, records_of_, all_records_, stats_, count_, prune_;
+      insert_target_, insert_record_, top_k_, records_of_, all_records_, stats_, count_;
   ParsedWorkloads parsed_;
   std::unordered_set<WorkloadId> known_workloads_;
   std::unordered_set<int64_t> warned_records_;  // ids of unreadable rows already reported

@@ -112,7 +112,7 @@ done
 
 # Step 4. Fuzz (a finding ends the run with a non-zero status, after the summary is kept).
 status=0
-"$binary" "$out/corpus" "${extra[@]}" \
+UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1}" "$binary" "$out/corpus" "${extra[@]}" \
   -max_total_time="$seconds" \
   -timeout=10 \
   -rss_limit_mb=2048 \

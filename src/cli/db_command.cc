@@ -105,7 +105,13 @@ void RunList(const DbOptions& opts, const GlobalOptions& global) {
   std::unique_ptr<Database> db = OpenExisting(opts.db);
   std::vector<WorkloadEntry> workloads = db->Workloads();
   std::map<WorkloadId, std::vector<RecordGroupStats>> stats;
-  for (RecordGroupStats& s : db->Stats()) stats[s.workload].push_back(std::move(s));
+  for (RecordGroupStats& s : db->Stats()) {
+    // The counts come from the storage; the best is read like any record (a row that cannot
+    // be used, however fast it claims to be, is skipped with a warning).
+    std::vector<TuningRecord> top = db->TopK(s.workload, s.target, 1);
+    s.best_median_secs = top.empty() ? std::nullopt : top[0].median_secs;
+    stats[s.workload].push_back(std::move(s));
+  }
   if (global.json) {
     ordered_json out = ordered_json::array();
     for (const WorkloadEntry& w : workloads) {
@@ -340,10 +346,18 @@ struct CheckOptions {
   std::string db;
 };
 
-// Exit 1 when the storage reports problems: a script can refuse to tune into a damaged file.
+// The storage's own check, then every record read once: a row that cannot be used (a trace
+// that is not a trace, absurd numbers) is a problem too, listed with the warning that readers
+// skip it with. Exit 1 when anything is found: a script can refuse to tune into a damaged file.
 void RunCheck(const CheckOptions& opts, const GlobalOptions& global) {
-  std::unique_ptr<Database> db = OpenExisting(opts.db);
+  std::vector<std::string> unreadable;
+  OpenOptions options;
+  options.create_if_missing = false;
+  options.on_warning = [&unreadable](const std::string& w) { unreadable.push_back(w); };
+  std::unique_ptr<Database> db = OpenDatabase(opts.db, options);
   std::vector<std::string> problems = db->CheckIntegrity();
+  if (problems.empty()) db->ForEachRecord([](const TuningRecord&) {});
+  problems.insert(problems.end(), unreadable.begin(), unreadable.end());
   if (global.json) {
     fmt::print(
         "{}\n",
@@ -356,7 +370,9 @@ void RunCheck(const CheckOptions& opts, const GlobalOptions& global) {
     for (const std::string& p : problems) fmt::print("  {}\n", p);
   }
   if (!problems.empty()) {
-    TT_USER_ERROR("{} is damaged; `tirtune db export` copies out what still reads", db->Describe());
+    TT_USER_ERROR("{} is damaged or holds unusable records; `tirtune db export` copies out "
+                  "what still reads",
+                  db->Describe());
   }
 }
 

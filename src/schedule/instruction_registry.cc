@@ -21,6 +21,9 @@ template <typename... Args>
   throw TraceFormatError(fmt::format(format, std::forward<Args>(args)...));
 }
 
+// No loop is longer than this (a tensor of 2^48 elements would need a petabyte).
+constexpr int64_t kMaxTiledExtent = int64_t{1} << 48;
+
 // An integer of `json` within [lo, hi]; a float, a string or an out-of-range number is a
 // TraceFormatError naming `what` (a float converted to int is undefined behaviour: the trace
 // fuzzer found 4.6e20 as a tile count).
@@ -94,6 +97,30 @@ std::vector<RVRef> ApplySamplePerfectTile(Schedule& sch, const std::vector<InstI
   if (!decision.is_null()) d = IntegerList(decision, "the decision");
   return Refs(sch.SamplePerfectTile(InputLoop(in, 0), IntAttr(attrs, "n"),
                                     IntAttr(attrs, "max_innermost_factor"), d));
+}
+// A perfect tiling's parts: positive, and their product no larger than any loop can be (the
+// reported [4611686018427387905, 128] wraps around to 128 in 64 bits).
+void CheckSamplePerfectTile(const json& attrs, const json& decision) {
+  if (decision.is_null()) return;
+  std::vector<int64_t> parts = IntegerList(decision, "the decision");
+  if (attrs.contains("n") && attrs["n"].is_number_integer() &&
+      attrs["n"].get<int64_t>() != static_cast<int64_t>(parts.size())) {
+    BadInstruction("the decision has {} parts where attribute \"n\" asks for {}", parts.size(),
+                   attrs["n"].get<int64_t>());
+  }
+  int64_t product = 1;
+  for (int64_t p : parts) {
+    if (p < 1) BadInstruction("the decision has a part {} (parts are at least 1)", p);
+    if (__builtin_mul_overflow(product, p, &product) || product > kMaxTiledExtent) {
+      BadInstruction("the decision's parts multiply to more than any loop's extent (2^48)");
+    }
+  }
+}
+void CheckSampleCategorical(const json& attrs, const json& decision) {
+  if (decision.is_null() || !attrs.contains("candidates") || !attrs["candidates"].is_array()) {
+    return;
+  }
+  IntegerOf(decision, "the decision", 0, static_cast<int64_t>(attrs["candidates"].size()) - 1);
 }
 std::vector<RVRef> ApplySampleCategorical(Schedule& sch, const std::vector<InstInput>&,
                                           const json& attrs, const json& decision) {
@@ -283,7 +310,7 @@ const std::map<std::string, InstructionKind>& Registry() {
     std::map<std::string, InstructionKind> m;
     auto add = [&m](const char* name, int version, bool pure, ApplyFn apply,
                     UpgradeFn upgrade = nullptr) {
-      m[name] = InstructionKind{name, version, pure, std::move(apply), std::move(upgrade)};
+      m[name] = InstructionKind{name, version, pure, std::move(apply), std::move(upgrade), {}};
     };
     // name                   version  pure   apply
     add("AddUnitLoop",        1,       false, ApplyAddUnitLoop);
@@ -316,6 +343,8 @@ const std::map<std::string, InstructionKind>& Registry() {
     add("Unannotate",         1,       false, ApplyUnannotate);
     add("Unroll",             1,       false, ApplyUnroll);
     add("Vectorize",          1,       false, ApplyVectorize);
+    m["SampleCategorical"].check = CheckSampleCategorical;
+    m["SamplePerfectTile"].check = CheckSamplePerfectTile;
     return m;
   }();
   return kinds;

@@ -179,6 +179,13 @@ Trace FromJsonChecked(const json& doc) {
       inst.outputs.push_back(ref);
     }
     if (inst_json.contains("decision")) inst.decision = inst_json["decision"];
+    if (inst.kind->check) {
+      try {
+        inst.kind->check(inst.attrs, inst.decision);
+      } catch (const TraceFormatError& e) {
+        FormatError(i, kind_name, e.what());
+      }
+    }
     trace.Append(std::move(inst));
   }
   return trace;

@@ -254,6 +254,21 @@ TEST_F(Postgres, UnreadableRowsAreSkippedWithAWarning) {
   EXPECT_EQ(warnings_.messages.size(), 2u);  // once per row
 }
 
+// Prune ranks records by reading them: garbage in the two best rows is never kept in place of
+// the good ones.
+TEST_F(Postgres, PruneNeverKeepsAnUnreadableRowInPlaceOfAGoodOne) {
+  std::unique_ptr<Database> db = OpenDatabase(url_, warnings_.Options());
+  WorkloadId w = db->CommitWorkload(Gemm()).id;
+  db->CommitRecords({MakeRecord(w, kCpu, 1, {1.0}), MakeRecord(w, kCpu, 2, {2.0}),
+                     MakeRecord(w, kCpu, 3, {3.0}), MakeRecord(w, kCpu, 4, {4.0})});
+  Sql("UPDATE tuning_record SET trace = 'not json' WHERE median_secs <= 2");
+  EXPECT_EQ(db->Prune(/*keep=*/1), 3u);
+  EXPECT_TRUE(warnings_.Any("not valid JSON; skipped"));
+  std::vector<TuningRecord> left = db->RecordsOf(w);
+  ASSERT_EQ(left.size(), 1u);
+  EXPECT_EQ(left[0].trace, TraceNumbered(3));
+}
+
 TEST_F(Postgres, InvalidUtf8InAnErrorMessageIsStoredReplaced) {
   std::unique_ptr<Database> db = OpenDatabase(url_);
   WorkloadId w = db->CommitWorkload(Gemm()).id;

@@ -403,6 +403,37 @@ TEST(SqliteRows, UnusableRowsAreSkippedWithAWarning) {
   EXPECT_EQ(db->TopK(w, kCpu, 1).at(0).trace, TraceNumbered(3));
 }
 
+// A row that cannot be used but claims to be the fastest: prune used to rank rows in SQL and
+// kept it in place of the good records, deleting those.
+TEST(SqliteRows, PruneNeverKeepsAnUnusableRowInPlaceOfAGoodOne) {
+  TempDir dir;
+  std::string path = dir.File("t.db");
+  WorkloadId w;
+  {
+    std::unique_ptr<Database> db = OpenDatabase(path);
+    w = db->CommitWorkload(Gemm()).id;
+    db->CommitRecords({MakeRecord(w, kCpu, 1, {2.0}), MakeRecord(w, kCpu, 2, {3.0}),
+                       MakeRecord(w, kCpu, 3, {4.0})});
+  }
+  {
+    RawSqlite raw(path);
+    raw.Exec(fmt::format(
+        "INSERT INTO tuning_record (workload_id, target_id, trace_hash, trace, status, run_secs, "
+        "median_secs, error, device, program_version, created_at) VALUES ({}, 1, 'poison', "
+        "'garbage {{', 'ok', '[1e-9]', 1e-9, '', '', '', 0);",
+        w));
+  }
+  Warnings warnings;
+  std::unique_ptr<Database> db = OpenDatabase(path, warnings.Options());
+  EXPECT_EQ(db->Prune(/*keep=*/2), 2u);  // the poisoned row and the third best
+  EXPECT_TRUE(warnings.Any("record 4: trace is not valid JSON; skipped"))
+      << ::testing::PrintToString(warnings.messages);
+  std::vector<TuningRecord> left = db->RecordsOf(w);
+  ASSERT_EQ(left.size(), 2u);
+  EXPECT_EQ(left[0].trace, TraceNumbered(1));
+  EXPECT_EQ(left[1].trace, TraceNumbered(2));
+}
+
 // ---- Hash collisions
 
 TEST(SqliteWorkloads, AHashCollisionIsToldApartByStructuralEquality) {

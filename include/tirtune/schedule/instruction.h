@@ -68,6 +68,10 @@ using ApplyFn = std::function<std::vector<RVRef>(Schedule& sch, const std::vecto
                                                  const nlohmann::json& decision)>;
 /// Brings the JSON of an instruction saved by an older version up to the current one.
 using UpgradeFn = std::function<void(int from_version, nlohmann::json* inst)>;
+/// Checks what can be checked of an instruction without a schedule (a decision's form and
+/// size), so that a trace read from a file or a database row is refused before any replay;
+/// throws TraceFormatError.
+using CheckFn = std::function<void(const nlohmann::json& attrs, const nlohmann::json& decision)>;
 
 struct InstructionKind {
   std::string name;
@@ -78,6 +82,7 @@ struct InstructionKind {
   bool is_pure = false;
   ApplyFn apply;
   UpgradeFn upgrade;
+  CheckFn check;  // may be empty
 };
 
 /// The kind registered under `name`, or null.
