@@ -125,6 +125,73 @@ TEST_F(ModelCli, TuneModelThenCompileUsesTheRecord) {
   EXPECT_NE(r.out.find("verified"), std::string::npos) << r.out;
 }
 
+// One poisoned row of each kind, each claiming to be the fastest record of the model's task:
+// JSON nested 100,000 levels deep, a SamplePerfectTile decision whose product wraps around 64
+// bits, an instruction nobody knows, and text that is not JSON. Every command that reads the
+// database works, says which rows it skipped, and never uses or keeps them.
+TEST_F(ModelCli, PoisonedRowsOfEachKindAreSkippedWithAWarningByEveryCommand) {
+  std::string model = WriteModel(OneTask(), dir_ / "one.onnx");
+  std::string db = Path("t.db");
+  const std::string tune = "tune --model " + model +
+                           " --trials-per-round 8 --strategy replay --cost-model random " +
+                           kTarget + " --db " + db;
+  Result t = Run(tune + " --trials 8");
+  ASSERT_EQ(t.exit_code, 0) << t.err;
+  const std::string deep = R"('{"format":"tirtune-trace","version":1,"insts":)" +
+                           std::string(100000, '[') + std::string(100000, ']') + "}'";
+  const std::vector<std::pair<std::string, std::string>> poisons = {
+      {"deep", deep},
+      {"absurd", R"(replace(trace, '"decision":[', '"decision":[4611686018427387905,'))"},
+      {"unknown", R"(replace(trace, '"kind":"GetBlock"', '"kind":"Teleport"'))"},
+      {"garbage", "'garbage {{ not a trace'"}};
+  std::string sql;
+  for (const auto& [name, trace] : poisons) {
+    sql += "INSERT INTO tuning_record (workload_id, target_id, trace_hash, trace, status, "
+           "run_secs, median_secs, error, device, program_version, created_at) SELECT "
+           "workload_id, target_id, 'poison-" +
+           name + "', " + trace +
+           ", 'ok', '[1e-9]', 1e-9, '', 'd', 'v', created_at FROM tuning_record WHERE status = "
+           "'ok' AND trace LIKE '%\"decision\":[%' LIMIT 1;\n";
+  }
+  std::ofstream(Path("poison.sql")) << sql;
+  ASSERT_EQ(std::system(("sqlite3 " + db + " < " + Path("poison.sql")).c_str()), 0);
+  ASSERT_EQ(ReadFile(db).empty(), false);
+  const std::vector<std::string> skipped = {
+      "trace is nested deeper than 64 levels; skipped",
+      "(SamplePerfectTile): the decision",
+      "(Teleport): unknown instruction kind; skipped", "trace is not valid JSON; skipped"};
+  auto expect_warnings = [&](const std::string& cmd, const Result& r) {
+    for (const std::string& w : skipped) {
+      EXPECT_NE((r.out + r.err).find(w), std::string::npos)
+          << cmd << " does not warn " << w << ": " << r.err;
+    }
+  };
+  for (const std::string& cmd :
+       {"db list --db " + db, "db best --db " + db, "db show 1 --db " + db,
+        "db export -o " + Path("e.jsonl") + " --db " + db,
+        "db import " + db + " --db " + Path("copy.db"), "report -o " + Path("r.html") + " --db " + db,
+        "compile --json --model " + model + " --db " + db + " -o " + Path("art") + " " + kTarget,
+        tune + " --trials 16 --resume"}) {
+    Result r = Run(cmd);
+    EXPECT_EQ(r.exit_code, 0) << cmd << ": " << r.err;
+    expect_warnings(cmd, r);
+    EXPECT_EQ(r.out.find("0.001 us"), std::string::npos) << cmd << " shows a poisoned row: " << r.out;
+  }
+  // compile used a record that replays (the best readable one), and it runs and verifies.
+  Result run = Run("run " + Path("art") + " --verify");
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  // check lists them and fails; prune removes them and keeps the good records.
+  Result check = Run("db check --db " + db);
+  EXPECT_EQ(check.exit_code, 1);
+  expect_warnings("db check", check);
+  Result prune = Run("db prune --keep 2 --db " + db);
+  EXPECT_EQ(prune.exit_code, 0) << prune.err;
+  expect_warnings("db prune", prune);
+  Result after = Run("db check --db " + db);
+  EXPECT_EQ(after.exit_code, 0) << after.out << after.err;
+  EXPECT_NE(after.out.find("no problem found (2 records)"), std::string::npos) << after.out;
+}
+
 TEST_F(ModelCli, BadInputsAreClearErrors) {
   std::string model = WriteModel(OneTask(), dir_ / "one.onnx");
   // A database that does not exist.
