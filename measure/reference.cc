@@ -81,6 +81,7 @@ Reference ComputeReference(const PrimFunc& original, uint64_t seed, const Target
     RunnerConfig runner;
     runner.runner_path = config.runner_path;
     runner.timeout_s = config.timeout_s;
+    runner.stop = config.stop;
     RunnerPool pool(runner);
     MeasureCandidate c;
     c.object = EmitObject(lowered, target);
@@ -90,6 +91,9 @@ Reference ComputeReference(const PrimFunc& original, uint64_t seed, const Target
     c.seed = seed;
     c.return_outputs = true;
     MeasureResult r = pool.MeasureOne(c);
+    if (config.stop != nullptr && config.stop->load()) {
+      throw Interrupted("computing the reference was interrupted");
+    }
     if (!r.ok()) {
       TT_USER_ERROR("computing the reference: the unscheduled function, compiled, failed ({}): {}",
                     MeasureStatusName(r.status), r.message);

@@ -54,15 +54,23 @@ std::string SignalName(int sig) {
   }
 }
 
-enum class ReadOutcome { kOk, kEof, kTimeout };
+enum class ReadOutcome { kOk, kEof, kTimeout, kInterrupted };
 
-// Reads exactly `n` bytes unless end of file or `deadline` comes first.
-ReadOutcome ReadBefore(int fd, char* data, size_t n, Clock::time_point deadline) {
+// How long one poll may wait: until the deadline, or 0.1 s at a time while a stop flag is to be
+// watched.
+int PollMilliseconds(std::chrono::milliseconds left, const std::atomic<bool>* stop) {
+  return static_cast<int>(std::min<int64_t>(left.count(), stop != nullptr ? 100 : 1 << 30));
+}
+
+// Reads exactly `n` bytes unless end of file, `deadline` or the stop flag comes first.
+ReadOutcome ReadBefore(int fd, char* data, size_t n, Clock::time_point deadline,
+                       const std::atomic<bool>* stop) {
   while (n > 0) {
+    if (stop != nullptr && stop->load()) return ReadOutcome::kInterrupted;
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
     if (left.count() <= 0) return ReadOutcome::kTimeout;
     pollfd p{fd, POLLIN, 0};
-    int ready = poll(&p, 1, static_cast<int>(std::min<int64_t>(left.count(), 1 << 30)));
+    int ready = poll(&p, 1, PollMilliseconds(left, stop));
     if (ready < 0 && errno == EINTR) continue;
     if (ready < 0) return ReadOutcome::kEof;
     if (ready == 0) continue;
@@ -75,30 +83,33 @@ ReadOutcome ReadBefore(int fd, char* data, size_t n, Clock::time_point deadline)
   return ReadOutcome::kOk;
 }
 
-ReadOutcome ReadFrameBefore(int fd, Clock::time_point deadline, std::string* payload) {
+ReadOutcome ReadFrameBefore(int fd, Clock::time_point deadline, const std::atomic<bool>* stop,
+                            std::string* payload) {
   unsigned char header[8];
-  ReadOutcome r = ReadBefore(fd, reinterpret_cast<char*>(header), 8, deadline);
+  ReadOutcome r = ReadBefore(fd, reinterpret_cast<char*>(header), 8, deadline, stop);
   if (r != ReadOutcome::kOk) return r;
   uint64_t n = 0;
   for (int i = 0; i < 8; ++i) n |= static_cast<uint64_t>(header[i]) << (8 * i);
   if (n > (uint64_t{1} << 36)) return ReadOutcome::kEof;
   payload->assign(n, '\0');
-  return ReadBefore(fd, payload->data(), n, deadline);
+  return ReadBefore(fd, payload->data(), n, deadline, stop);
 }
 
 // Writes the frame of `payload` unless the peer goes away or `deadline` comes first: a worker
 // that stops reading (stopped, wedged) must not block the tuner past the candidate's timeout.
-ReadOutcome WriteFrameBefore(int fd, const std::string& payload, Clock::time_point deadline) {
+ReadOutcome WriteFrameBefore(int fd, const std::string& payload, Clock::time_point deadline,
+                             const std::atomic<bool>* stop) {
   std::string frame(8, '\0');
   uint64_t n = payload.size();
   for (int i = 0; i < 8; ++i) frame[i] = static_cast<char>((n >> (8 * i)) & 0xff);
   frame += payload;
   size_t sent = 0;
   while (sent < frame.size()) {
+    if (stop != nullptr && stop->load()) return ReadOutcome::kInterrupted;
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
     if (left.count() <= 0) return ReadOutcome::kTimeout;
     pollfd p{fd, POLLOUT, 0};
-    int ready = poll(&p, 1, static_cast<int>(std::min<int64_t>(left.count(), 1 << 30)));
+    int ready = poll(&p, 1, PollMilliseconds(left, stop));
     if (ready < 0 && errno == EINTR) continue;
     if (ready < 0) return ReadOutcome::kEof;
     if (ready == 0) continue;
@@ -152,7 +163,8 @@ class RunnerPool::Worker {
   int pid() const { return pid_; }
   int spawns() const { return spawns_; }
 
-  MeasureResult Measure(const RunRequest& request, double timeout_s) {
+  MeasureResult Measure(const RunRequest& request, double timeout_s,
+                        const std::atomic<bool>* stop) {
     if (pid_ == 0) {
       if (std::string error = Start(); !error.empty()) {
         return Status(MeasureStatus::kRunnerLost, error);
@@ -161,8 +173,12 @@ class RunnerPool::Worker {
     auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                        std::chrono::duration<double>(timeout_s));
     std::string reply_bytes;
-    ReadOutcome outcome = WriteFrameBefore(fd_, SerializeRequest(request), deadline);
-    if (outcome == ReadOutcome::kOk) outcome = ReadFrameBefore(fd_, deadline, &reply_bytes);
+    ReadOutcome outcome = WriteFrameBefore(fd_, SerializeRequest(request), deadline, stop);
+    if (outcome == ReadOutcome::kOk) outcome = ReadFrameBefore(fd_, deadline, stop, &reply_bytes);
+    if (outcome == ReadOutcome::kInterrupted) {
+      Stop();
+      return Status(MeasureStatus::kRunnerLost, "interrupted: the worker was stopped");
+    }
     if (outcome == ReadOutcome::kTimeout) {
       Stop();
       Start();
@@ -362,7 +378,7 @@ std::vector<MeasureResult> RunnerPool::Measure(const std::vector<MeasureCandidat
       if (cutoff.factor > 0 && known > 0) {
         timeout = std::min(timeout, cutoff.grace_s + 2 * cutoff.factor * known);
       }
-      results[i] = worker.Measure(request, timeout);
+      results[i] = worker.Measure(request, timeout, config_.stop);
       if (results[i].ok()) {
         double seen = best.load();
         while ((seen == 0 || results[i].median < seen) &&

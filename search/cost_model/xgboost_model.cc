@@ -341,6 +341,7 @@ class XGBoostModel : public CostModel {
         break;
       }
       if (round == config_.max_rounds) break;
+      if (config_.stop != nullptr && config_.stop->load()) break;
       for (size_t r = 0; r < packed.rows(); ++r) {
         grad[r] = static_cast<float>(cand_grad[packed.candidate[r]]);
         hess[r] = static_cast<float>(cand_hess[packed.candidate[r]]);

@@ -43,6 +43,14 @@ TuneProgress Progress(const TaskResult& task, std::optional<double> best, int do
   return p;
 }
 
+bool Stopping(const TuneOptions& o) { return o.stop != nullptr && o.stop->load(); }
+
+XGBoostConfig XGBoostWithStop(const TuneOptions& o) {
+  XGBoostConfig c = o.xgboost;
+  if (c.stop == nullptr) c.stop = o.stop;
+  return c;
+}
+
 std::string BestText(const TuneProgress& p) {
   if (!p.best_seconds) return "none";
   return fmt::format("{:.4f} ms ({:.1f} GFLOP/s)", *p.best_seconds * 1e3, p.best_gflops);
@@ -241,7 +249,8 @@ struct TuneRun {
         target(CanonicalTarget(o.target.str())),
         host_device(HostDeviceDescription()),
         space(SpaceGenerator::For(o.target)),
-        model(o.cost_model == "xgb" ? MakeXGBoostModel(o.xgboost) : MakeRandomModel(o.seed)),
+        model(o.cost_model == "xgb" ? MakeXGBoostModel(XGBoostWithStop(o))
+                                    : MakeRandomModel(o.seed)),
         features(LoweredFeatures(o.builder.num_jobs)),
         measurer(o.builder, runner) {}
 
@@ -287,6 +296,13 @@ ReplayedRecords SetUpTasks(TuneRun& run, const std::vector<TuneTask>& tasks,
 
   ReplayedRecords own_stored;
   for (size_t t = 0; t < tasks.size(); ++t) {
+    // Ctrl-C while tasks are prepared (a model's reference computations and design spaces can
+    // take minutes): the rest are not prepared, and the batch loop, which checks the flag
+    // first, never runs.
+    if (Stopping(options)) {
+      run.out.interrupted = true;
+      break;
+    }
     TaskState& s = states[t];
     size_t warm_k = static_cast<size_t>(options.evolutionary.population_size *
                                         options.evolutionary.init_measured_ratio);
@@ -322,7 +338,14 @@ ReplayedRecords SetUpTasks(TuneRun& run, const std::vector<TuneTask>& tasks,
     }
     stored[t].clear();
 
-    s.measure = MakeMeasureTask(s.func, options.target, options.seed);
+    ReferenceConfig reference;
+    reference.stop = options.stop;
+    try {
+      s.measure = MakeMeasureTask(s.func, options.target, options.seed, reference);
+    } catch (const Interrupted&) {
+      run.out.interrupted = true;
+      break;
+    }
     std::vector<Schedule> spaces = run.space.GenerateDesignSpaces(s.func, options.seed + t);
     for (const Schedule& d : spaces) s.design_spaces.push_back(d.trace());
     if (options.strategy == "evolutionary") {
@@ -347,7 +370,7 @@ void TrainOnStoredRecords(TuneRun& run, const std::unordered_set<WorkloadId>& tu
   const TuneOptions& options = run.options;
   bool model_used = options.cost_model == "xgb" &&
                     (options.strategy == "evolutionary" || !options.model_path.empty());
-  if (run.budget == 0 || !model_used || options.pretrain == "none") return;
+  if (run.budget == 0 || !model_used || options.pretrain == "none" || Stopping(options)) return;
   auto learn = [&](const ReplayedRecords& set, bool prior) {
     auto start = Clock::now();
     std::vector<FeatureMatrix> f = run.features(set.schedules);
@@ -556,7 +579,7 @@ TuneResult Tune(const std::vector<TuneTask>& tasks, Database& db, const TuneOpti
     }
   } save_on_error{*run.model, options.model_path};
   while (run.done < run.budget) {
-    if (options.stop != nullptr && options.stop->load()) {
+    if (Stopping(options)) {
       run.out.interrupted = true;
       break;
     }

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "commands.h"
+#include "stop_signals.h"
 #include "tirtune/support/error.h"
 
 #if TIRTUNE_WITH_MODELS
@@ -51,7 +52,12 @@ void RunModelCompile(const ModelCompileCli& opts, const GlobalOptions& global) {
     options.db = db.get();
   }
   model::ModelTasks tasks = model::LoadOnnxModel(opts.model);
-  std::vector<model::CompiledTask> compiled = model::CompileModel(tasks, opts.output, options);
+  std::vector<model::CompiledTask> compiled;
+  {
+    StopOnSignals stop_on_signals("tirtune compile: stopping (again to abort)\n");
+    options.stop = stop_on_signals.flag();
+    compiled = model::CompileModel(tasks, opts.output, options);
+  }
   int tuned = static_cast<int>(
       std::count_if(compiled.begin(), compiled.end(), [](const auto& t) { return t.tuned; }));
   if (global.json) {

@@ -6,7 +6,6 @@
 
 #include <atomic>
 #include <chrono>
-#include <csignal>
 #include <ctime>
 #include <fstream>
 #include <memory>
@@ -15,6 +14,7 @@
 #include "commands.h"
 #include "file_text.h"
 #include "runner_options.h"
+#include "stop_signals.h"
 #include "tirtune/codegen/cuda.h"
 #include "tirtune/database/database.h"
 #include "tirtune/ir/parser.h"
@@ -28,43 +28,6 @@
 
 namespace tirtune::cli {
 namespace {
-
-std::atomic<bool> g_stop{false};
-static_assert(std::atomic<bool>::is_always_lock_free);
-
-void OnInterrupt(int) {
-  g_stop.store(true);
-  const char message[] = "\ntirtune: stopping after the current batch (again to abort)\n";
-  ssize_t ignored = write(STDERR_FILENO, message, sizeof message - 1);
-  (void)ignored;
-}
-
-// While alive, SIGINT and SIGTERM ask the tuning loop to stop after its batch; the handler resets
-// itself (SA_RESETHAND), so a second signal ends the process at once, losing only the batch in
-// flight. A signal the shell told us to ignore (nohup, background jobs) stays ignored.
-class StopOnSignals {
- public:
-  StopOnSignals() {
-    for (int i = 0; i < 2; ++i) {
-      struct sigaction action = {};
-      action.sa_handler = OnInterrupt;
-      action.sa_flags = SA_RESETHAND;
-      sigemptyset(&action.sa_mask);
-      sigaction(kSignals[i], nullptr, &previous_[i]);
-      if (previous_[i].sa_handler == SIG_IGN) continue;
-      sigaction(kSignals[i], &action, nullptr);
-    }
-  }
-  ~StopOnSignals() {
-    for (int i = 0; i < 2; ++i) sigaction(kSignals[i], &previous_[i], nullptr);
-  }
-  StopOnSignals(const StopOnSignals&) = delete;
-  StopOnSignals& operator=(const StopOnSignals&) = delete;
-
- private:
-  static constexpr int kSignals[2] = {SIGINT, SIGTERM};
-  struct sigaction previous_[2];
-};
 
 struct TuneCli {
   std::vector<std::string> workloads;
@@ -180,12 +143,12 @@ void RunTune(TuneCli& opts, const GlobalOptions& global) {
                           tasks.size(), options.max_trials, options.target.str(), db->Describe(),
                           runner->Describe()));
 
-  g_stop.store(false);
-  options.stop = &g_stop;
   TuneResult result;
   {
-    StopOnSignals stop_on_signals;
+    StopOnSignals stop_on_signals("tirtune: stopping after the current batch (again to abort)\n");
+    options.stop = stop_on_signals.flag();
     result = Tune(tasks, *db, options, *runner);
+    options.stop = nullptr;
   }
   if (live) fmt::print(stderr, "\n");
   options.log(fmt::format("done in {:.1f} s (search {:.1f} s, build {:.1f} s, run {:.1f} s){}",

@@ -224,6 +224,9 @@ std::vector<CompiledTask> CompileModel(const ModelTasks& model, const std::strin
   std::vector<CompiledTask> report;
   nlohmann::json functions = nlohmann::json::array();
   for (const graph::Task& task : model.tasks) {
+    if (options.stop != nullptr && options.stop->load()) {
+      throw Interrupted(fmt::format("compiling was interrupted; '{}' is as it was before", dir));
+    }
     CompiledTask r;
     r.name = task.name;
     r.weight = task.weight;

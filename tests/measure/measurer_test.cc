@@ -7,8 +7,11 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <map>
+#include <thread>
 
 #include "planted_faults.h"
 #include "tirtune/interp/interpreter.h"
@@ -102,6 +105,26 @@ TEST(Measurer, AReferenceThatCrashesOrHangsIsAUserErrorAndTheTunerLives) {
   for (int64_t i = 0; i < in_runner.expected[2].size(); ++i) {
     ASSERT_NEAR(in_runner.expected[2].GetDouble(i), interpreted.expected[2].GetDouble(i), 1e-4);
   }
+}
+
+// Ctrl-C while a compiled reference runs: the worker is stopped and ComputeReference says so
+// (it used to wait for the run to end, up to its 600 s limit).
+TEST(Measurer, AReferenceRunEndsWhenTheStopFlagIsSet) {
+  std::atomic<bool> stop{false};
+  ReferenceConfig compiled;
+  compiled.interpret_below_flops = 0;
+  compiled.stop = &stop;
+  std::thread ctrl_c([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    stop.store(true);
+  });
+  try {
+    MakeMeasureTask(ParsePrimFunc(kEndless), Target::Host(), 5, compiled);
+    ADD_FAILURE() << "an endless reference ended";
+  } catch (const Interrupted& e) {
+    EXPECT_NE(std::string(e.what()).find("interrupted"), std::string::npos) << e.what();
+  }
+  ctrl_c.join();
 }
 
 enum class Plant { kGood, kGoodIkj, kBadAlign, kFloat8, kSegfault, kEndless, kGarbage };

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 
@@ -228,6 +229,18 @@ TEST_F(ModelTest, CompilingAgainReplacesAnArtifactWholeAndNeverAStrangersDirecto
   std::ofstream(mine / "notes.txt") << "precious";
   EXPECT_THROW(CompileModel(m, mine.string(), {}), UserError);
   EXPECT_TRUE(fs::exists(mine / "notes.txt"));
+
+  // Ctrl-C during a compile: the previous artifact stays whole, nothing half-written is left.
+  std::ofstream(art / "stale.txt") << "from before";
+  std::atomic<bool> stop{true};
+  CompileModelOptions interrupted;
+  interrupted.stop = &stop;
+  EXPECT_THROW(CompileModel(m, art.string(), interrupted), Interrupted);
+  EXPECT_TRUE(fs::exists(art / "stale.txt"));
+  EXPECT_NO_THROW(GraphExecutor{art.string()});
+  for (const auto& entry : fs::directory_iterator(dir_)) {
+    EXPECT_EQ(entry.path().filename().string().find(".partial"), std::string::npos) << entry.path();
+  }
 }
 
 TEST_F(ModelTest, DefaultScheduleInlinesParallelizesAndVectorizes) {

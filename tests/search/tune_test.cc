@@ -134,6 +134,26 @@ TEST_F(TuneTest, AStopRequestEndsTheRunAfterTheBatchWithItCommitted) {
   EXPECT_EQ(db->Size(), 8u);
 }
 
+// Ctrl-C before the first batch (while references are computed, design spaces made or the model
+// pre-trained): the run ends without preparing the tasks left and without measuring anything.
+TEST_F(TuneTest, AStopRequestDuringPreparationEndsTheRunBeforeAnyBatch) {
+  std::unique_ptr<Database> db = OpenDatabase((dir_ / "t.db").string());
+  std::atomic<bool> stop{true};
+  TuneOptions o = SmallOptions(64);
+  o.stop = &stop;
+  std::string lines;
+  o.log = [&](const std::string& l) { lines += l + "\n"; };
+  TuneResult r = Tune({SmallGemm(), SmallGemm()}, *db, o);
+  EXPECT_TRUE(r.interrupted);
+  ASSERT_EQ(r.tasks.size(), 2u);
+  for (const TaskResult& t : r.tasks) {
+    EXPECT_EQ(t.stopped, "interrupted");
+    EXPECT_EQ(t.trials, 0);
+  }
+  EXPECT_EQ(lines.find("design space"), std::string::npos) << lines;
+  EXPECT_EQ(db->Size(), 0u);
+}
+
 // The cost model's log lines of a run of `task` with `o`, one text.
 std::string CostModelLines(const TuneTask& task, Database& db, TuneOptions o) {
   std::string lines;

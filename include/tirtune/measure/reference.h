@@ -4,6 +4,7 @@
 // runner process, so that a function that crashes or never ends cannot take the tuner with it.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -23,6 +24,9 @@ struct ReferenceConfig {
   double timeout_s = 600;
   /// The `tirtune-runner` executable; empty: the one built with this library.
   std::string runner_path;
+  /// When set and it becomes true (a signal handler's flag), a compiled reference run is given
+  /// up within 0.1 s and ComputeReference throws Interrupted. Default none.
+  const std::atomic<bool>* stop = nullptr;
 };
 
 struct Reference {

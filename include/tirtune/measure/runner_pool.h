@@ -2,6 +2,7 @@
 // candidate is loaded, verified against its expected outputs and timed in a worker.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
@@ -25,6 +26,10 @@ struct RunnerConfig {
   double timeout_s = 30;
   /// How each candidate is timed. Default TimerConfig{}.
   TimerConfig timer;
+  /// When set and it becomes true (a signal handler's flag), the candidate being sent or waited
+  /// for is given up within 0.1 s: its worker is killed (and started again for the next one),
+  /// and the result is kRunnerLost "interrupted". Default none.
+  const std::atomic<bool>* stop = nullptr;
   /// Empty, or one CUDA device ordinal per worker (`tirtune-runner --cuda-device N`): the device
   /// a worker measures `cuda` candidates on, one worker per GPU. Default empty (device 0).
   std::vector<int> cuda_devices;

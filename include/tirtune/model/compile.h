@@ -4,6 +4,7 @@
 // (model/artifact.h) that GraphExecutor runs.
 #pragma once
 
+#include <atomic>
 #include <optional>
 #include <string>
 #include <vector>
@@ -41,6 +42,10 @@ struct CompileModelOptions {
   Database* db = nullptr;
   /// Where the model came from (written to the manifest).
   std::string source;
+  /// When set and it becomes true (a signal handler's flag), compiling stops before the next
+  /// function with Interrupted; the half-written directory is removed and an artifact already
+  /// at `dir` stays as it was. Default none.
+  const std::atomic<bool>* stop = nullptr;
 };
 
 /// Schedules, lowers and compiles every task of `model` and writes the artifact to `dir`

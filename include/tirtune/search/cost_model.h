@@ -7,6 +7,7 @@
 // ReplayTrace-like runs).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -89,6 +90,9 @@ struct XGBoostConfig {
   /// stops at max_rounds. Default 200.
   int max_rounds = 200;
   int early_stopping_rounds = 50;
+  /// When set and it becomes true (a signal handler's flag), boosting stops after the current
+  /// round, keeping the trees so far: Ctrl-C during a long pre-training returns within a round.
+  const std::atomic<bool>* stop = nullptr;
   /// Until this many samples exist, Predict returns random scores (the prior's, with one). Default
   /// 64: one batch of random candidates is enough to rank the next (a second random batch cost GEMM
   /// 1024³ 64 trials of its budget).

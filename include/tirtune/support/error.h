@@ -16,6 +16,13 @@ class UserError : public std::runtime_error {
   explicit UserError(const std::string& what) : std::runtime_error(what) {}
 };
 
+/// The user asked to stop (Ctrl-C, SIGTERM) while a long step ran; a UserError so that a caller
+/// that does not expect it still ends with its message rather than as a bug.
+class Interrupted : public UserError {
+ public:
+  explicit Interrupted(const std::string& what) : UserError(what) {}
+};
+
 /// A broken internal invariant: a bug in tirtune.
 class InternalError : public std::runtime_error {
  public:
