@@ -12,6 +12,7 @@
 namespace tirtune {
 
 PrimFunc LowerGpuToLoops(const PrimFunc& func, const LowerOptions& options) {
+  CheckScheduleLimits(func, options);
   // Reductions across threads first, while the blocks still say what they reduce.
   PrimFunc f = LowerCrossThreadReduction(func);
   // Block form to loop form, as for the CPU: inits, blocks to loops, compaction, flattening.

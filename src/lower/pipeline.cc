@@ -11,6 +11,7 @@ namespace tirtune {
 
 std::vector<std::pair<std::string, PrimFunc>> LowerWithSteps(const PrimFunc& func,
                                                              const LowerOptions& options) {
+  CheckScheduleLimits(func, options);
   std::vector<std::pair<std::string, PrimFunc>> steps;
   PrimFunc f = func;
   auto run = [&](const char* name, PrimFunc next) {

@@ -20,11 +20,13 @@
 // comparing numbers before and after.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "tirtune/ir/function.h"
+#include "tirtune/support/error.h"
 
 namespace tirtune {
 
@@ -43,6 +45,24 @@ struct LowerOptions {
   /// when the factor multiplied by the padding is finite. Default true.
   bool skip_padding_taps = true;
 };
+
+/// Limits on what a scheduled function may ask for (src/lower/check_schedule_limits.cc), checked
+/// by Lower and the GPU lowering before any pass.
+inline constexpr int64_t kMaxIterations = int64_t{1} << 42;       // statement instances in all
+inline constexpr int64_t kMaxUnrollExpansion = int64_t{1} << 16;  // copies of one unrolled body
+inline constexpr int64_t kMaxVectorLanes = int64_t{1} << 16;      // lanes of a vectorized loop
+inline constexpr int64_t kMaxAllocationBytes = int64_t{1} << 40;  // one buffer
+
+/// A schedule beyond one of those limits; the message names the function, the limit and the
+/// loop or buffer. A UserError: the tuner records it as a build error.
+class ScheduleLimitError : public UserError {
+ public:
+  explicit ScheduleLimitError(const std::string& what) : UserError(what) {}
+};
+
+/// Throws ScheduleLimitError when `func` exceeds a limit (unrolling counted as `options`
+/// expands it).
+void CheckScheduleLimits(const PrimFunc& func, const LowerOptions& options = {});
 
 /// Runs the whole lowering recipe.
 PrimFunc Lower(const PrimFunc& func, const LowerOptions& options = {});
