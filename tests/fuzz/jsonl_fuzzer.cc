@@ -11,6 +11,7 @@
 #include <fstream>
 #include <string>
 
+#include "read_everything.h"
 #include "tirtune/database/database.h"
 #include "tirtune/support/error.h"
 
@@ -30,14 +31,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   } catch (const UserError&) {
     return 0;  // refused with a message
   }
-  db->CheckIntegrity();
-  db->Stats();
-  db->Size();
-  size_t records = 0;
-  db->ForEachRecord([&](const TuningRecord&) { ++records; });
-  for (const WorkloadEntry& w : db->Workloads()) {
-    db->RecordsOf(w.id);
-    for (const TuningRecord& r : db->RecordsOf(w.id)) db->TopK(w.id, r.target, 3);
-  }
+  testing::ReadEverything(*db);
   return 0;
 }

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "../schedule/gemm_text.h"
+#include "read_everything.h"
 #include "tirtune/database/database.h"
 #include "tirtune/database/transfer.h"
 #include "tirtune/ir/parser.h"
@@ -151,15 +152,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   } catch (const UserError&) {
     return 0;  // refused with a message
   }
-  db->CheckIntegrity();
-  db->Stats();
-  db->Size();
+  testing::ReadEverything(*db);
   db->FindWorkload(gemm);
-  size_t records = 0;
-  db->ForEachRecord([&](const TuningRecord&) { ++records; });
-  for (const WorkloadEntry& w : db->Workloads()) {
-    for (const TuningRecord& r : db->RecordsOf(w.id)) db->TopK(w.id, r.target, 3);
-  }
   std::unique_ptr<Database> copy = MakeMemoryDatabase(quiet);
   CopyDatabase(*db, *copy);
   return 0;
