@@ -5,10 +5,12 @@
 #include "tirtune/model/compile.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <fmt/core.h>
 #include <stdio.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -193,6 +195,31 @@ void WriteGraph(const ModelTasks& model, ArtifactFiles& files) {
 
 }  // namespace
 
+namespace {
+
+// What a compile killed with SIGKILL left beside `target_dir`: "NAME.partial-PID" directories
+// whose process is gone (a live one may be another compile writing now).
+void RemoveAbandonedStaging(const fs::path& target_dir) {
+  std::error_code ec;
+  const std::string prefix = target_dir.filename().string() + ".partial-";
+  for (const fs::directory_entry& e : fs::directory_iterator(target_dir.parent_path(), ec)) {
+    std::string name = e.path().filename().string();
+    if (name.rfind(prefix, 0) != 0) continue;
+    std::string pid_text = name.substr(prefix.size());
+    if (pid_text.empty() || pid_text.find_first_not_of("0123456789") != std::string::npos ||
+        pid_text.size() > 9) {
+      continue;
+    }
+    pid_t pid = static_cast<pid_t>(std::stol(pid_text));
+    if (kill(pid, 0) != 0 && errno == ESRCH) {
+      std::error_code ignored;
+      fs::remove_all(e.path(), ignored);
+    }
+  }
+}
+
+}  // namespace
+
 std::vector<CompiledTask> CompileModel(const ModelTasks& model, const std::string& dir,
                                        const CompileModelOptions& options) {
   fs::path target_dir = fs::absolute(fs::path(dir)).lexically_normal();
@@ -206,6 +233,7 @@ std::vector<CompiledTask> CompileModel(const ModelTasks& model, const std::strin
     TT_USER_ERROR("'{}' exists and is not a compiled model; choose another output directory", dir);
   }
   fs::path root = target_dir.string() + fmt::format(".partial-{}", getpid());
+  RemoveAbandonedStaging(target_dir);
   fs::remove_all(root, ec);
   fs::create_directories(root / "kernels", ec);
   if (ec)

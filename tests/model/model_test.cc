@@ -230,6 +230,11 @@ TEST_F(ModelTest, CompilingAgainReplacesAnArtifactWholeAndNeverAStrangersDirecto
   EXPECT_THROW(CompileModel(m, mine.string(), {}), UserError);
   EXPECT_TRUE(fs::exists(mine / "notes.txt"));
 
+  // What a compile killed with SIGKILL left (its process gone) goes with the next compile.
+  fs::create_directories(dir_ / "art.partial-999999999" / "kernels");
+  CompileModel(m, art.string(), {});
+  EXPECT_FALSE(fs::exists(dir_ / "art.partial-999999999"));
+
   // Ctrl-C during a compile: the previous artifact stays whole, nothing half-written is left.
   std::ofstream(art / "stale.txt") << "from before";
   std::atomic<bool> stop{true};
