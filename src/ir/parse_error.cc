@@ -2,18 +2,32 @@
 // line and a caret under the offending column.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "tirtune/ir/parser.h"
 
 namespace tirtune {
 namespace {
 
 std::string Render(const std::string& source, int line, int column, const std::string& detail,
-                   const std::string& source_line) {
+                   const std::string& full_line) {
+  // A long line (a 2 MB expression) is shown as a window around the column, so that the message
+  // stays a few lines long.
+  constexpr size_t kContext = 60;
+  std::string source_line = full_line;
+  size_t col = static_cast<size_t>(std::max(column, 1));
+  if (full_line.size() > 3 * kContext) {
+    size_t begin = col > kContext + 1 ? col - 1 - kContext : 0;
+    size_t end = std::min(full_line.size(), col - 1 + kContext);
+    source_line = (begin > 0 ? "..." : "") + full_line.substr(begin, end - begin) +
+                  (end < full_line.size() ? "..." : "");
+    col = col - begin + (begin > 0 ? 3 : 0);
+  }
   std::string caret;
   // Copy tabs from the source line (they may appear in comments and strings) so that the caret
   // lines up under the column however the terminal expands them.
-  for (int i = 1; i < column; ++i) {
-    size_t at = static_cast<size_t>(i - 1);
+  for (size_t i = 1; i < col; ++i) {
+    size_t at = i - 1;
     caret += at < source_line.size() && source_line[at] == '\t' ? '\t' : ' ';
   }
   caret += '^';

@@ -73,5 +73,29 @@ INSTANTIATE_TEST_SUITE_P(Corpus, ParseErrorCase, testing::ValuesIn(CaseFiles()),
 
 TEST(ParseErrorCorpus, HasAtLeastThirtyCases) { EXPECT_GE(CaseFiles().size(), 30u); }
 
+// An error on a 2.4 MB line shows a window around the column (the whole line, and a caret line as
+// long, made a 4.8 MB message), with the caret still under the offending character.
+TEST(ParseErrorMessage, ALongLineIsShownAsAWindowAroundTheColumn) {
+  std::string expr;
+  for (int i = 0; i < 400000; ++i) expr += "1.0 + ";
+  std::string text = "@prim_func\ndef f(A: Buffer((4,), float32)):\n    A[0] = " + expr + "$ + 2.0" +
+                     std::string(100000, ' ') + "\n";
+  try {
+    ParsePrimFunc(text, "long.tir");
+    FAIL() << "parsed";
+  } catch (const ParseError& e) {
+    std::string message = e.what();
+    EXPECT_LT(message.size(), 400u) << message.substr(0, 400);
+    EXPECT_EQ(message.find("long.tir:3:2400012: error: unexpected character '$'"), 0u) << message;
+    size_t first = message.find('\n'), second = message.find('\n', first + 1);
+    std::string shown = message.substr(first + 1, second - first - 1);
+    std::string caret = message.substr(second + 1);
+    EXPECT_EQ(shown.substr(0, 3), "...");
+    EXPECT_EQ(shown.substr(shown.size() - 3), "...");
+    ASSERT_EQ(caret.back(), '^');
+    EXPECT_EQ(shown[caret.size() - 1], '$') << shown << "\n" << caret;
+  }
+}
+
 }  // namespace
 }  // namespace tirtune
