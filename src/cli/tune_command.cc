@@ -107,6 +107,7 @@ void RunTune(TuneCli& opts, const GlobalOptions& global) {
   }
   options.resume = opts.resume;
   options.model_path = opts.cost_model_file;
+  CheckTuneOptions(options);
   std::unique_ptr<Database> db = OpenDatabase(opts.db);
   RequireIntact(*db, "tirtune tune");
 

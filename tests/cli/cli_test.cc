@@ -209,6 +209,23 @@ TEST_F(Cli, ADeeplyNestedTraceIsRefusedInAFileAndSkippedInADatabase) {
   }
 }
 
+// Options out of range are refused before anything is opened or created (a database file, its
+// log): a typo must not leave files behind.
+TEST_F(Cli, TuneOptionsOutOfRangeAreRefusedBeforeTheDatabaseIsCreated) {
+  std::string db = (dir_ / "new.db").string();
+  for (const auto& [args, message] :
+       std::vector<std::pair<std::string, std::string>>{
+           {"--trials -5", "--trials must be positive, got -5"},
+           {"--trials 4 --timeout 0", "--timeout must be a positive number of seconds"},
+           {"--trials 4 --strategy magic", "unknown strategy 'magic'"}}) {
+    Result r = Run("tune --workload gemm:8,8,8 " + args + " --db " + db);
+    EXPECT_EQ(r.exit_code, 1) << args;
+    EXPECT_NE(r.err.find(message), std::string::npos) << args << ": " << r.err;
+    EXPECT_FALSE(std::filesystem::exists(db)) << args;
+    EXPECT_FALSE(std::filesystem::exists(db + ".log")) << args;
+  }
+}
+
 TEST_F(Cli, AWorkloadTooLargeForMemoryIsAClearError) {
   for (const char* cmd :
        {"workload eval gemm:100000,100000,100000", "time --workload gemm:100000,100000,100000"}) {

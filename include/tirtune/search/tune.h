@@ -105,6 +105,11 @@ struct TuneOptions {
   const std::atomic<bool>* stop = nullptr;
 };
 
+/// Throws UserError naming the first option out of range (trials, batch size, population,
+/// probabilities, timeout, cutoff, strategy, cost model, pre-training, task scheduler). Tune
+/// checks too; a command calls it before it opens or creates anything.
+void CheckTuneOptions(const TuneOptions& options);
+
 /// The batch size when none is given: 64 (MetaSchedule's) for one task. Several tasks share the
 /// budget, and 64 each would spend most of it on first batches (29 ResNet-50 tasks: 1,856 of
 /// 2,000 trials) before the task scheduler can favour any; so about half a task's even share,
