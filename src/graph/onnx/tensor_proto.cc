@@ -102,14 +102,22 @@ NDArray TensorFromProto(const onnx::TensorProto& proto, const std::string& what)
     shape.push_back(d);
   }
   int64_t count = NumElements(shape);
-  NDArray out = NDArray::Empty(shape, dtype);
   int type = proto.data_type();
+  // The data that is there is checked against the shape before anything is allocated: a model
+  // may declare any shape (a few bytes claiming 12 GB).
+  auto check = [&](int64_t n) {
+    if (n != count) {
+      TT_USER_ERROR("{}: {} values given for shape {} ({} elements)", what, n, ShapeString(shape),
+                    count);
+    }
+  };
   if (proto.has_raw_data()) {
     const std::string& raw = proto.raw_data();
     if (static_cast<int64_t>(raw.size()) != count * ElemBytes(type)) {
       TT_USER_ERROR("{}: raw data holds {} bytes, shape {} of {} needs {}", what, raw.size(),
                     ShapeString(shape), ElemTypeName(type), count * ElemBytes(type));
     }
+    NDArray out = NDArray::Empty(shape, dtype);
     for (int64_t i = 0; i < count; ++i) {
       if (type == onnx::TensorProto::FLOAT) {
         std::memcpy(out.data<float>() + i, raw.data() + 4 * i, 4);
@@ -121,31 +129,36 @@ NDArray TensorFromProto(const onnx::TensorProto& proto, const std::string& what)
     }
     return out;
   }
-  int64_t given = 0;
-  auto check = [&](int64_t n) {
-    if (n != count) {
-      TT_USER_ERROR("{}: {} values given for shape {} ({} elements)", what, n, ShapeString(shape),
-                    count);
-    }
-  };
   switch (type) {
     case onnx::TensorProto::FLOAT:
-      check(given = proto.float_data_size());
+      check(proto.float_data_size());
+      break;
+    case onnx::TensorProto::INT64:
+      check(proto.int64_data_size());
+      break;
+    case onnx::TensorProto::UINT32:
+    case onnx::TensorProto::UINT64:
+      check(proto.uint64_data_size());
+      break;
+    default:
+      check(proto.int32_data_size());
+      break;
+  }
+  NDArray out = NDArray::Empty(shape, dtype);
+  switch (type) {
+    case onnx::TensorProto::FLOAT:
       for (int64_t i = 0; i < count; ++i) out.data<float>()[i] = proto.float_data(i);
       break;
     case onnx::TensorProto::INT64:
-      check(given = proto.int64_data_size());
       for (int64_t i = 0; i < count; ++i) out.data<int64_t>()[i] = proto.int64_data(i);
       break;
     case onnx::TensorProto::UINT32:
     case onnx::TensorProto::UINT64:
-      check(given = proto.uint64_data_size());
       for (int64_t i = 0; i < count; ++i) {
         out.data<int64_t>()[i] = static_cast<int64_t>(proto.uint64_data(i));
       }
       break;
     default:  // int32_data holds the narrow integer types and bool
-      check(given = proto.int32_data_size());
       for (int64_t i = 0; i < count; ++i) {
         if (dtype == DataType::Bool()) {
           out.data<uint8_t>()[i] = proto.int32_data(i) != 0;
