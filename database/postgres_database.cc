@@ -259,28 +259,42 @@ class PostgresDatabase : public Database {
     // The records kept are chosen by reading them, best first: a row that cannot be used is
     // never kept, however fast it claims to be, and goes with the rest after its warning. The
     // table is locked against writers meanwhile, so that a record another tuner commits during
-    // the prune is never removed unread.
+    // the prune is never removed unread. The ranking reads three numbers a row; whole rows are
+    // read a page at a time, only until each group has `keep` usable ones.
     PgTransaction tx(db_);
     db_.Exec("LOCK TABLE tuning_record IN SHARE ROW EXCLUSIVE MODE", "locking the records");
-    PgRows rows = db_.Query(
-        fmt::format("SELECT {} FROM tuning_record r JOIN target t ON t.id = r.target_id "
-                    "WHERE r.status = 'ok' ORDER BY r.workload_id, r.target_id, r.median_secs, "
-                    "r.id",
-                    kRecordColumns),
+    PgRows ranked = db_.Query(
+        "SELECT id, workload_id, target_id FROM tuning_record WHERE status = 'ok' "
+        "ORDER BY workload_id, target_id, median_secs, id",
         PgParams(), "ranking the records");
+    constexpr int kPage = 256;
     std::string keep_ids;
-    std::pair<int64_t, std::string_view> group{-1, ""};
-    size_t kept = 0;
-    for (int i = 0; i < rows.size(); ++i) {
-      std::pair<int64_t, std::string_view> row_group{rows.Int(i, 1), rows.Text(i, 2)};
-      if (row_group != group) {
-        group = row_group;
-        kept = 0;
+    const int n = ranked.size();
+    for (int begin = 0; begin < n;) {
+      int end = begin;
+      while (end < n && ranked.Int(end, 1) == ranked.Int(begin, 1) &&
+             ranked.Int(end, 2) == ranked.Int(begin, 2)) {
+        ++end;
       }
-      if (kept < keep && ReadRecordRow(rows, i)) {
-        keep_ids += (keep_ids.empty() ? "" : ",") + std::to_string(rows.Int(i, 0));
-        ++kept;
+      size_t kept = 0;
+      for (int page = begin; page < end && kept < keep; page += kPage) {
+        std::string ids;
+        for (int i = page; i < std::min(end, page + kPage); ++i) {
+          ids += (ids.empty() ? "" : ",") + std::to_string(ranked.Int(i, 0));
+        }
+        PgRows rows = db_.Query(
+            fmt::format("SELECT {} FROM tuning_record r JOIN target t ON t.id = r.target_id "
+                        "WHERE r.id = ANY($1::bigint[]) ORDER BY r.median_secs, r.id",
+                        kRecordColumns),
+            PgParams().Add(std::string_view("{" + ids + "}")), "reading the best records");
+        for (int i = 0; i < rows.size() && kept < keep; ++i) {
+          if (ReadRecordRow(rows, i)) {
+            keep_ids += (keep_ids.empty() ? "" : ",") + std::to_string(rows.Int(i, 0));
+            ++kept;
+          }
+        }
       }
+      begin = end;
     }
     PgRows done = db_.Query("DELETE FROM tuning_record WHERE NOT (id = ANY($1::bigint[]))",
                             PgParams().Add(std::string_view("{" + keep_ids + "}")),

@@ -165,6 +165,9 @@ class RunnerPool::Worker {
 
   MeasureResult Measure(const RunRequest& request, double timeout_s,
                         const std::atomic<bool>* stop) {
+    if (stop != nullptr && stop->load()) {
+      return Status(MeasureStatus::kRunnerLost, "interrupted: the worker was stopped");
+    }
     if (pid_ == 0) {
       if (std::string error = Start(); !error.empty()) {
         return Status(MeasureStatus::kRunnerLost, error);

@@ -341,7 +341,9 @@ class XGBoostModel : public CostModel {
         break;
       }
       if (round == config_.max_rounds) break;
-      if (config_.stop != nullptr && config_.stop->load()) break;
+      // Stopped: keep the trees so far, once there is at least one (an empty fit would drop
+      // the prior, and the model saved at the end of the run would lose what it knew).
+      if (config_.stop != nullptr && config_.stop->load() && best_rounds > 0) break;
       for (size_t r = 0; r < packed.rows(); ++r) {
         grad[r] = static_cast<float>(cand_grad[packed.candidate[r]]);
         hess[r] = static_cast<float>(cand_hess[packed.candidate[r]]);

@@ -108,8 +108,13 @@ void RunList(const DbOptions& opts, const GlobalOptions& global) {
   for (RecordGroupStats& s : db->Stats()) {
     // The counts come from the storage; the best is read like any record (a row that cannot
     // be used, however fast it claims to be, is skipped with a warning).
-    std::vector<TuningRecord> top = db->TopK(s.workload, s.target, 1);
-    s.best_median_secs = top.empty() ? std::nullopt : top[0].median_secs;
+    s.best_median_secs.reset();
+    try {
+      std::vector<TuningRecord> top = db->TopK(s.workload, s.target, 1);
+      if (!top.empty()) s.best_median_secs = top[0].median_secs;
+    } catch (const UserError&) {
+      // a damaged target key: the counts still show, the best as "-"
+    }
     stats[s.workload].push_back(std::move(s));
   }
   if (global.json) {

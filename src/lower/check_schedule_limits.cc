@@ -36,8 +36,8 @@ class LimitChecker : public StmtVisitor {
 
   void Run() {
     VisitStmt(func_->body);
-    if (iterations_ >= kMaxIterations) {
-      Refuse(fmt::format("it runs more than {} statement instances (2^42) in all", kMaxIterations));
+    if (iterations_ > kMaxIterations) {
+      Refuse(fmt::format("it runs more than {} statement instances (2^46) in all", kMaxIterations));
     }
   }
 
@@ -55,9 +55,16 @@ class LimitChecker : public StmtVisitor {
         Refuse(fmt::format("loop '{}' asks to unroll up to {} steps, more than {}",
                            op->loop_var->name, *steps, kMaxUnrollExpansion));
       }
+      // Inside explicitly unrolled loops, every copy expands again.
+      if (steps != nullptr && MulCapped(copies_, *steps, kMaxUnrollExpansion + 1) >
+                                  kMaxUnrollExpansion) {
+        Refuse(fmt::format("loop '{}' asks to unroll up to {} steps in each of {} unrolled copies, "
+                           "more than {} in all",
+                           op->loop_var->name, *steps, copies_, kMaxUnrollExpansion));
+      }
     }
     int64_t outer_iterations = multiplier_, outer_copies = copies_;
-    multiplier_ = MulCapped(multiplier_, n, kMaxIterations);
+    multiplier_ = MulCapped(multiplier_, n, kMaxIterations + 1);
     if (op->for_kind == ForKind::kUnrolled && extent != nullptr &&
         *extent <= options_.max_explicit_unroll) {
       copies_ = MulCapped(copies_, n, kMaxUnrollExpansion + 1);
@@ -94,7 +101,7 @@ class LimitChecker : public StmtVisitor {
                                          "for: {}",
                                          func_->name, why));
   }
-  void Count() { iterations_ = std::min(kMaxIterations, iterations_ + multiplier_); }
+  void Count() { iterations_ = std::min(kMaxIterations + 1, iterations_ + multiplier_); }
   void CheckAllocation(const Buffer& b) {
     int64_t bytes = b->dtype.bytes();
     for (const Expr& d : b->shape) {

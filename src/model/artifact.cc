@@ -41,11 +41,9 @@ ArtifactValueKind ParseKind(const std::string& kind, const std::string& where) {
   TT_USER_ERROR("{}: unknown value kind '{}'", where, kind);
 }
 
-// Every file the manifest lists has the SHA-256 it lists: a kernel object with a flipped bit
-// must never be linked into the process.
 // `name`, a path the manifest gives, when it stays inside the artifact directory (relative and
 // without ".."): an artifact never makes tirtune read or hash a file elsewhere.
-const std::string& InsidePath(const std::string& name, const std::string& m) {
+std::string InsidePath(const std::string& name, const std::string& m) {
   fs::path rel(name);
   bool inside = !rel.is_absolute() && !rel.empty();
   for (const fs::path& part : rel) inside = inside && part != "..";
@@ -53,6 +51,8 @@ const std::string& InsidePath(const std::string& name, const std::string& m) {
   return name;
 }
 
+// Every file the manifest lists has the SHA-256 it lists: a kernel object with a flipped bit
+// must never be linked into the process.
 void CheckFiles(const std::string& dir, const nlohmann::json& files, const std::string& m) {
   if (!files.is_object()) TT_USER_ERROR("'{}': \"files\" is not an object", m);
   for (const auto& [name, sha] : files.items()) {
@@ -121,7 +121,9 @@ Artifact ReadArtifact(const std::string& dir) {
       value.dtype = *dtype;
       const std::string shape_of = fmt::format("{}: value '{}': a dimension", g, value.name);
       int64_t elements = 1;
-      for (const nlohmann::json& d : v.at("shape")) {
+      const nlohmann::json& dims = v.at("shape");
+      if (!dims.is_array()) TT_USER_ERROR("{}: value '{}': \"shape\" is not a list", g, value.name);
+      for (const nlohmann::json& d : dims) {
         value.shape.push_back(JsonInteger(d, shape_of, 0));
         if (__builtin_mul_overflow(elements, value.shape.back(), &elements) ||
             elements > (int64_t{1} << 48)) {

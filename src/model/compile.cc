@@ -197,11 +197,24 @@ void WriteGraph(const ModelTasks& model, ArtifactFiles& files) {
 
 namespace {
 
-// What a compile killed with SIGKILL left beside `target_dir`: "NAME.partial-PID" directories
-// whose process is gone (a live one may be another compile writing now).
+// This host's name, for staging directories: a directory shared with other hosts (NFS) may hold
+// another host's compile, whose process id means nothing here.
+std::string HostName() {
+  char name[256] = {};
+  if (gethostname(name, sizeof name - 1) != 0) return "host";
+  std::string host(name);
+  for (char& c : host) {
+    if (c == '/' || c == '-') c = '_';
+  }
+  return host;
+}
+
+// What a compile killed with SIGKILL left beside `target_dir`: "NAME.partial-HOST-PID"
+// directories of this host whose process is gone (a live one may be another compile writing
+// now).
 void RemoveAbandonedStaging(const fs::path& target_dir) {
   std::error_code ec;
-  const std::string prefix = target_dir.filename().string() + ".partial-";
+  const std::string prefix = target_dir.filename().string() + ".partial-" + HostName() + "-";
   for (const fs::directory_entry& e : fs::directory_iterator(target_dir.parent_path(), ec)) {
     std::string name = e.path().filename().string();
     if (name.rfind(prefix, 0) != 0) continue;
@@ -232,7 +245,7 @@ std::vector<CompiledTask> CompileModel(const ModelTasks& model, const std::strin
       (!fs::is_directory(target_dir) || (!fs::is_empty(target_dir) && !artifact_like))) {
     TT_USER_ERROR("'{}' exists and is not a compiled model; choose another output directory", dir);
   }
-  fs::path root = target_dir.string() + fmt::format(".partial-{}", getpid());
+  fs::path root = target_dir.string() + fmt::format(".partial-{}-{}", HostName(), getpid());
   RemoveAbandonedStaging(target_dir);
   fs::remove_all(root, ec);
   fs::create_directories(root / "kernels", ec);

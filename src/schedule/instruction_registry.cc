@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 
+#include "tirtune/schedule/json_text.h"
 #include "tirtune/schedule/schedule.h"
 
 namespace tirtune {
@@ -29,13 +30,11 @@ constexpr int64_t kMaxTiledExtent = int64_t{1} << 48;
 // fuzzer found 4.6e20 as a tile count).
 int64_t IntegerOf(const json& j, const std::string& what, int64_t lo = INT64_MIN,
                   int64_t hi = INT64_MAX) {
-  if (!j.is_number_integer()) BadInstruction("{} is not an integer", what);
-  if (j.is_number_unsigned() && j.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) {
-    BadInstruction("{} is out of range", what);
+  try {
+    return JsonInteger(j, what, lo, hi);
+  } catch (const UserError& e) {
+    throw TraceFormatError(e.what());
   }
-  int64_t v = j.get<int64_t>();
-  if (v < lo || v > hi) BadInstruction("{} = {} is out of range", what, v);
-  return v;
 }
 int IntAttr(const json& attrs, const std::string& key) {
   if (!attrs.contains(key)) BadInstruction("attribute \"{}\" is missing", key);

@@ -29,7 +29,7 @@ def f(B: Buffer((1,), float32)):
             B[0] = B[0] + 1.0
 )"),
                   "function 'f' exceeds a limit of what a schedule may ask for: it runs more "
-                  "than 4398046511104 statement instances");
+                  "than 70368744177664 statement instances");
   // An extent that overflows 64 bits when multiplied.
   EXPECT_CONTAINS(LimitErrorOf(R"(@prim_func
 def f(B: Buffer((1,), float32)):
@@ -60,6 +60,13 @@ def f(B: Buffer((64,), float32)):
         B[i] = 1.0
 )"),
                   "loop 'i' asks to unroll up to 1000000000 steps, more than 65536");
+  EXPECT_CONTAINS(LimitErrorOf(R"(@prim_func
+def f(B: Buffer((65536,), float32)):
+    for i in unroll(64):
+        for j in range(1024, annotations={"pragma_auto_unroll_max_step": 2048}):
+            B[i * 1024 + j] = 1.0
+)"),
+                  "loop 'j' asks to unroll up to 2048 steps in each of 64 unrolled copies");
   // A buffer of 2^62 elements (its byte size would overflow into a small allocation).
   EXPECT_CONTAINS(LimitErrorOf(R"(@prim_func
 def f(B: Buffer((1,), float32)):

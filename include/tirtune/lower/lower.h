@@ -48,7 +48,7 @@ struct LowerOptions {
 
 /// Limits on what a scheduled function may ask for (src/lower/check_schedule_limits.cc), checked
 /// by Lower and the GPU lowering before any pass.
-inline constexpr int64_t kMaxIterations = int64_t{1} << 42;       // statement instances in all
+inline constexpr int64_t kMaxIterations = int64_t{1} << 46;       // statement instances in all
 inline constexpr int64_t kMaxUnrollExpansion = int64_t{1} << 16;  // copies of one unrolled body
 inline constexpr int64_t kMaxVectorLanes = int64_t{1} << 16;      // lanes of a vectorized loop
 inline constexpr int64_t kMaxAllocationBytes = int64_t{1} << 40;  // one buffer

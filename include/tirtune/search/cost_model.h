@@ -91,7 +91,8 @@ struct XGBoostConfig {
   int max_rounds = 200;
   int early_stopping_rounds = 50;
   /// When set and it becomes true (a signal handler's flag), boosting stops after the current
-  /// round, keeping the trees so far: Ctrl-C during a long pre-training returns within a round.
+  /// round once one round has improved the loss, keeping the trees so far: Ctrl-C during a long
+  /// pre-training returns within a round or two.
   const std::atomic<bool>* stop = nullptr;
   /// Until this many samples exist, Predict returns random scores (the prior's, with one). Default
   /// 64: one batch of random candidates is enough to rank the next (a second random batch cost GEMM
