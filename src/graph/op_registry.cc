@@ -78,6 +78,27 @@ std::vector<te::Tensor> MakePlaceholders(const OpDef& op, const std::vector<Tens
     TT_USER_ERROR("{} takes {}{} argument{}, got {}", op.name, op.variadic ? "at least " : "",
                   op.variadic ? 1 : expected, expected == 1 ? "" : "s", types.size());
   }
+  // Inputs that share an element type in the operator's example must share one here: the
+  // compute combines them, and float32 with int64 (a model's int64 batch-norm mean) would end as
+  // an internal error deep inside it.
+  if (!op.example_inputs.empty()) {
+    auto example_dtype = [&](size_t i) {
+      return op.example_inputs[std::min(i, op.example_inputs.size() - 1)].dtype;
+    };
+    auto input_name = [&](size_t i) {
+      return op.variadic ? fmt::format("{}{}", op.inputs[0], i) : op.inputs[i];
+    };
+    for (size_t i = 1; i < types.size(); ++i) {
+      for (size_t j = 0; j < i; ++j) {
+        if (example_dtype(i) == example_dtype(j) && types[i].dtype != types[j].dtype) {
+          TT_USER_ERROR("{}: input {} ({}) is {} and input {} ({}) is {}; they must have one "
+                        "element type",
+                        op.name, j, input_name(j), types[j].dtype.str(), i, input_name(i),
+                        types[i].dtype.str());
+        }
+      }
+    }
+  }
   std::vector<te::Tensor> placeholders;
   for (size_t i = 0; i < types.size(); ++i) {
     std::string name = op.variadic ? fmt::format("{}{}", op.inputs[0], i) : op.inputs[i];
