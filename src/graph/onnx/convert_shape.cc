@@ -66,7 +66,10 @@ void ConvertReshape(ImportContext& ctx) {
       continue;
     }
     if (shape[d] < 1) ctx.Fail("extent {} in the new shape is not supported", shape[d]);
-    known *= shape[d];
+    if (__builtin_mul_overflow(known, shape[d], &known) || known > NumElements(in)) {
+      ctx.Fail("the new shape {} holds more elements than the input {}", ShapeString(shape),
+               ShapeString(in));
+    }
   }
   if (inferred >= 0) shape[inferred] = NumElements(in) / std::max<int64_t>(known, 1);
   Reshaped(ctx, shape);
