@@ -395,8 +395,13 @@ void ConvertLayerNormalization(ImportContext& ctx) {
     ctx.RequireFloat(i);
     const ImportedValue& p = ctx.Input(i);
     if (p.is_host()) {
-      return ctx.Constant(
-          HostReshape(HostExpand(p.host, {shape.begin() + axis, shape.end()}), {inner}));
+      std::vector<int64_t> normalized(shape.begin() + axis, shape.end());
+      NDArray expanded = HostExpand(p.host, normalized);
+      if (expanded.shape() != normalized) {
+        ctx.Fail("input {} of shape {} does not broadcast to the normalized shape {}", i,
+                 ShapeString(p.shape), ShapeString(normalized));
+      }
+      return ctx.Constant(HostReshape(expanded, {inner}));
     }
     return ctx.Emit("reshape", {ctx.Plain(i)}, {{"shape", Ints{inner}}});
   };
