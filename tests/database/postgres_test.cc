@@ -12,6 +12,7 @@
 #include <mutex>
 #include <thread>
 
+#include "../common/expect_contains.h"
 #include "../common/postgres_server.h"
 #include "test_records.h"
 
@@ -36,8 +37,6 @@ std::string UserErrorOf(const std::function<void()>& fn) {
   return "";
 }
 
-#define EXPECT_CONTAINS(text, part) \
-  EXPECT_NE(std::string(text).find(part), std::string::npos) << (text)
 
 /// Runs `fn(i)` on `n` threads that start together; the messages of what they threw.
 std::vector<std::string> RunTogether(int n, const std::function<void(int)>& fn) {

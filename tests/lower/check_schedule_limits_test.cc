@@ -1,5 +1,6 @@
 // CheckScheduleLimits: schedules that ask for absurd amounts of work, unrolled code, vector lanes
 // or memory are refused before lowering, naming the limit; ordinary ones pass.
+#include "../common/expect_contains.h"
 #include "lower_check.h"
 #include "tirtune/te/workload_registry.h"
 
@@ -7,9 +8,6 @@ namespace tirtune {
 namespace {
 
 using namespace tirtune::testing;
-
-#define EXPECT_CONTAINS(text, part) \
-  EXPECT_NE(std::string(text).find(part), std::string::npos) << (text)
 
 std::string LimitErrorOf(const std::string& text) {
   try {
