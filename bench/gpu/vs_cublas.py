@@ -59,16 +59,20 @@ def main():
         report(f"gemm:{m},{n},{k}", "cuBLAS", 2.0 * m * n * k,
                lambda: torch.matmul(a, b, out=c), error)
 
-    # conv2d:1,56,56,64,64,3,1,1 (N, H, W, CI, CO, K, stride, pad), NHWC in tirtune.
-    n, h, w, ci, co, kk = 1, 56, 56, 64, 64, 3
-    flops = 2.0 * n * h * w * co * ci * kk * kk
-    x = torch.rand(n, ci, h, w, device="cuda") * 2 - 1
-    wt = torch.rand(co, ci, kk, kk, device="cuda") * 2 - 1
-    for layout, xx, ww in [("NCHW", x, wt),
-                           ("NHWC", x.to(memory_format=torch.channels_last),
-                            wt.to(memory_format=torch.channels_last))]:
-        report(f"conv2d:1,56,56,64,64,3,1,1 {layout}", "cuDNN", flops,
-               lambda: torch.nn.functional.conv2d(xx, ww, padding=1))
+    # conv2d:N,H,W,CI,CO,K,stride,pad (NHWC in tirtune): the session-17 case and the C2D shapes
+    # of the benchmark suite (every convolution of ResNet-50's kind).
+    for n, h, w, ci, co, kk, s, p in [(1, 56, 56, 64, 64, 3, 1, 1), (1, 224, 224, 3, 64, 7, 2, 3),
+                                      (1, 56, 56, 64, 64, 1, 1, 0), (1, 14, 14, 256, 256, 3, 1, 1),
+                                      (1, 7, 7, 512, 512, 3, 1, 1)]:
+        ho, wo = (h + 2 * p - kk) // s + 1, (w + 2 * p - kk) // s + 1
+        flops = 2.0 * n * ho * wo * co * ci * kk * kk
+        x = torch.rand(n, ci, h, w, device="cuda") * 2 - 1
+        wt = torch.rand(co, ci, kk, kk, device="cuda") * 2 - 1
+        for layout, xx, ww in [("NCHW", x, wt),
+                               ("NHWC", x.to(memory_format=torch.channels_last),
+                                wt.to(memory_format=torch.channels_last))]:
+            report(f"conv2d:{n},{h},{w},{ci},{co},{kk},{s},{p} {layout}", "cuDNN", flops,
+                   lambda: torch.nn.functional.conv2d(xx, ww, stride=s, padding=p))
     # softmax:4096,1024 and global_avg_pool2d:32,7,7,2048 (NHWC: the mean over H and W).
     x = torch.rand(4096, 1024, device="cuda") * 2 - 1
     report("softmax:4096,1024", "PyTorch", 0, lambda: torch.softmax(x, dim=1))

@@ -132,12 +132,13 @@ constexpr LimitOption kLimitOptions[] = {
     {"-max-registers-per-block", &GpuLimits::max_registers_per_block},
     {"-max-vthreads", &GpuLimits::max_vthreads},
     {"-vector-bytes", &GpuLimits::vector_bytes},
+    {"-max-local-memory-per-thread", &GpuLimits::max_local_memory_per_thread},
 };
 constexpr std::string_view kCudaOptions =
     "-arch=sm_80|sm_89|sm_90, -host=\"llvm ...\", -max-threads-per-block=N, "
     "-max-shared-memory-per-block=BYTES, -max-dynamic-shared-memory-per-block=BYTES, "
     "-max-registers-per-thread=N, -max-registers-per-block=N, -max-vthreads=N, "
-    "-vector-bytes=N";
+    "-vector-bytes=N, -max-local-memory-per-thread=BYTES";
 
 Target ParseCuda(const std::vector<std::string>& tokens, std::string_view text) {
   Target t = Target::Host();

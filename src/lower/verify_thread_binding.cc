@@ -15,13 +15,16 @@
 //  5. no parallel loop runs in a kernel (a CPU notion: bind the loop instead);
 //  6. no global buffer is allocated inside a kernel, and no shared buffer inside a threadIdx
 //     loop (a shared buffer is one per block, not one per thread); shared and local buffers are
-//     not allocated on the host.
+//     not allocated on the host;
+//  7. the local buffers of one thread (times the virtual threads above each) fit the target's
+//     local memory per thread (an array that large would not even launch).
 //
 //   for i in range(64):                                  <- "loop 'i' runs on the host:
 //     for j in thread_binding(64, thread="threadIdx.x"):     bind it to a GPU thread axis"
 //       B[i * 64 + j] = A[i * 64 + j]
 #include <fmt/format.h>
 
+#include <limits>
 #include <map>
 
 #include "tirtune/ir/functor.h"
@@ -77,6 +80,9 @@ class ThreadBindingVerifier {
   void Kernel(const ForNode* root) {
     extents_.clear();
     max_vthreads_ = 1;
+    local_bytes_ = 0;
+    largest_bytes_ = 0;
+    largest_local_.clear();
     InKernel(GetStmtRef(root), /*vthreads=*/1, /*in_thread_loop=*/false);
     int64_t threads = 1;
     for (const auto& [tag, extent] : extents_) {
@@ -99,6 +105,12 @@ class ThreadBindingVerifier {
     if (max_vthreads_ > limits_.max_vthreads) {
       Report("the kernel of loop '{}' has {} virtual threads; the target allows {}",
              root->loop_var->name, max_vthreads_, limits_.max_vthreads);
+    }
+    if (local_bytes_ > limits_.max_local_memory_per_thread) {
+      Report(
+          "the kernel of loop '{}' has {} bytes of local buffers per thread (the largest '{}'); "
+          "the target allows {}: make the per-thread tiles smaller",
+          root->loop_var->name, local_bytes_, largest_local_, limits_.max_local_memory_per_thread);
     }
   }
 
@@ -145,6 +157,8 @@ class ThreadBindingVerifier {
             "block, so each thread's copy would be everyone's; allocate it above the threadIdx "
             "loops",
             b->name);
+      } else if (b->scope == StorageScope::kLocal) {
+        CountLocal(b, vthreads);
       }
       InKernel(alloc->body, vthreads, in_thread_loop);
     } else if (const auto* seq = s.as<SeqStmtNode>()) {
@@ -155,6 +169,26 @@ class ThreadBindingVerifier {
     } else if (const auto* let = s.as<LetStmtNode>()) {
       InKernel(let->body, vthreads, in_thread_loop);
     }
+  }
+
+  // Adds a local buffer's bytes (one copy per virtual thread) to the kernel's sum; a buffer of
+  // no constant size is left to the code generator, which refuses it.
+  void CountLocal(const Buffer& b, int64_t vthreads) {
+    int64_t bytes = b->dtype.bytes() * vthreads;
+    for (const Expr& e : b->shape) {
+      const int64_t* n = AsConstInt(e);
+      if (n == nullptr) return;
+      if (*n > 0 && bytes > std::numeric_limits<int64_t>::max() / 4 / *n) {
+        bytes = std::numeric_limits<int64_t>::max() / 4;
+        break;
+      }
+      bytes *= *n;
+    }
+    if (largest_local_.empty() || bytes > largest_bytes_) {
+      largest_bytes_ = bytes;
+      largest_local_ = b->name;
+    }
+    local_bytes_ = std::min(local_bytes_ + bytes, std::numeric_limits<int64_t>::max() / 2);
   }
 
   template <typename... Args>
@@ -168,6 +202,10 @@ class ThreadBindingVerifier {
   // vthread extents.
   std::map<std::string, std::pair<int64_t, std::string>> extents_;
   int64_t max_vthreads_ = 1;
+  // Bytes of the kernel's local buffers per thread, and the largest of them.
+  int64_t local_bytes_ = 0;
+  int64_t largest_bytes_ = 0;
+  std::string largest_local_;
 };
 
 }  // namespace

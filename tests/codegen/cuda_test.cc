@@ -8,6 +8,7 @@
 
 #include "../common/gpu_schedules.h"
 #include "../lower/gpu_check.h"
+#include "../lower/lower_check.h"
 #include "tirtune/lower/lower_gpu.h"
 #include "tirtune/support/error.h"
 
@@ -267,6 +268,41 @@ TEST(ResourceGates, SpillsAndSharedMemoryAreBuildErrorsWithTheReason) {
             std::vector<std::string>{
                 "gemm_kernel0: ptxas reported nothing for it (a cubin from the driver's compute "
                 "cache? CUDA_CACHE_DISABLE=1 makes nvJitLink compile and report)"});
+}
+
+// A per-thread array past the target's local memory: launching it fails with
+// CUDA_ERROR_INVALID_VALUE (seen on an H200 while tuning GEMM 4096^3), so its stack frame is a
+// build error. The kernel is lowered with a limit raised past the array, as if VerifyThreadBinding
+// had not seen it, to check the gate on what ptxas reports.
+TEST(ResourceGates, AStackFramePastTheLocalMemoryLimitIsABuildError) {
+  GpuModule module = GemmModule();
+  CudaBinary binary;
+  binary.resources = {KernelResources{
+      .kernel = "gemm_kernel0", .registers = 186, .stack_bytes = 4194304, .shared_bytes = 24576}};
+  EXPECT_EQ(CheckResourceGates(module, binary, GpuLimits()),
+            std::vector<std::string>{
+                "gemm_kernel0: a stack frame of 4194304 bytes per thread; the target allows 16384"});
+
+  SKIP_WITHOUT_NVRTC();
+  PrimFunc f = testing::ParseFunc(R"(@prim_func
+def f(A: Buffer((8192,), float32), B: Buffer((64,), float32)):
+    for tx in thread_binding(64, thread="threadIdx.x"):
+        with allocate(T, (8192,), float32, scope="local"):
+            for i in range(8192):
+                T[i] = A[i] * 2.0
+            B[tx] = T[tx * 128]
+)");
+  GpuLimits roomy;
+  roomy.max_local_memory_per_thread = 1 << 20;
+  GpuModule big = LowerGpu(f, roomy);
+  Target sm90 = Target::Parse("cuda -arch=sm_90");
+  CudaBinary compiled = CompileCuda(big, sm90);
+  ASSERT_EQ(compiled.resources.size(), 1u) << compiled.log;
+  EXPECT_GE(compiled.resources[0].stack_bytes, 8192 * 4) << compiled.log;
+  std::vector<std::string> failures = CheckResourceGates(big, compiled, sm90.gpu);
+  ASSERT_EQ(failures.size(), 1u);
+  EXPECT_NE(failures[0].find("a stack frame of"), std::string::npos) << failures[0];
+  EXPECT_TRUE(CheckResourceGates(big, compiled, roomy).empty());
 }
 
 }  // namespace

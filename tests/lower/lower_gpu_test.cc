@@ -397,6 +397,32 @@ def f(A: Buffer((64,), float32)):
   EXPECT_NE(p.find("global buffer 'T' is allocated inside a kernel"), std::string::npos) << p;
 }
 
+TEST(VerifyThreadBinding, LocalBuffersPastTheLocalMemoryLimitAreRefused) {
+  // 2 vthreads x 2,048 floats x 4 bytes = 16 KiB: the limit exactly.
+  const std::string text = R"(@prim_func
+def f(A: Buffer((64,), float32)):
+    for bx in thread_binding(1, thread="blockIdx.x"):
+        for v in thread_binding(2, thread="vthread.x"):
+            for tx in thread_binding(32, thread="threadIdx.x"):
+                with allocate(C_local, (SIZE,), float32, scope="local"):
+                    C_local[0] = 1.0
+                    A[v * 32 + tx] = C_local[0]
+)";
+  auto with_size = [&](const std::string& size) {
+    std::string t = text;
+    return t.replace(t.find("SIZE"), 4, size);
+  };
+  EXPECT_EQ(Problems(with_size("2048")), "");
+  std::string p = Problems(with_size("2049"));
+  EXPECT_NE(p.find("the kernel of loop 'bx' has 16392 bytes of local buffers per thread (the "
+                   "largest 'C_local'); the target allows 16384"),
+            std::string::npos)
+      << p;
+  GpuLimits small;
+  small.max_local_memory_per_thread = 1024;
+  EXPECT_NE(Problems(with_size("256"), small).find("the target allows 1024"), std::string::npos);
+}
+
 TEST(LowerGpu, AnUnboundFunctionIsAUserErrorNamingIt) {
   try {
     LowerGpu(Elementwise(), kSm90);

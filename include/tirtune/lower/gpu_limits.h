@@ -26,6 +26,11 @@ struct GpuLimits {
   int64_t max_vthreads = 8;
   /// Widest vector load or store in bytes (float4). 16.
   int64_t vector_bytes = 16;
+  /// Local memory of one thread, in bytes: its `local` buffers (times the virtual threads they
+  /// are allocated under) and the stack frame ptxas reports. CUDA refuses to launch past 512 KiB
+  /// (CUDA_ERROR_INVALID_VALUE), and an array that large is in slow local memory long before:
+  /// 16 KiB by default, 4,096 floats.
+  int64_t max_local_memory_per_thread = 16 * 1024;
 
   friend bool operator==(const GpuLimits& a, const GpuLimits& b) = default;
 };

@@ -1,6 +1,6 @@
 // ptxas's resource report, as nvJitLink's -verbose log gives it, and the static gates a kernel
 // must pass before it may run (gpu-and-pools-notes §2): no spills, registers per thread and per
-// block, shared memory.
+// block, shared memory, local memory (the stack frame).
 //
 //   ptxas info    : Compiling entry function 'k' for 'sm_90'
 //   ptxas         .     0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
@@ -66,6 +66,11 @@ std::vector<std::string> CheckResourceGates(const GpuModule& module, const CudaB
     if (r->spill_store_bytes > 0 || r->spill_load_bytes > 0) {
       failures.push_back(fmt::format("{}: spills registers ({} bytes stored, {} loaded)",
                                      kernel.name, r->spill_store_bytes, r->spill_load_bytes));
+    }
+    if (r->stack_bytes > limits.max_local_memory_per_thread) {
+      failures.push_back(fmt::format("{}: a stack frame of {} bytes per thread; the target allows {}",
+                                     kernel.name, r->stack_bytes,
+                                     limits.max_local_memory_per_thread));
     }
     if (r->registers > limits.max_registers_per_thread) {
       failures.push_back(fmt::format("{}: {} registers per thread; the target allows {}",
