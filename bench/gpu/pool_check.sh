@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # On a GPU host: a device pool on loopback with one GPU agent, and `tirtune time --target cuda
-# --runner redis://...` sent to it, as a tuner on a host without a GPU would. Needs the GPU-host
+# --runner redis://...` and a short `tirtune tune --target cuda --runner redis://...` sent to it,
+# as a tuner on a host without a GPU would. Needs the GPU-host
 # bundle made with the broker inside: WITH_REDIS=1 scripts/gpu_host_bundle.sh. Results under
 # $OUT (or /tmp/tirtune-pool-check).
 # Usage: bench/gpu/pool_check.sh [BUNDLE.tar.xz]
@@ -37,6 +38,12 @@ if ! run_time gemm:2048,2048,2048 bench/gpu/traces/gemm_4096.json; then
 fi
 run_time softmax:4096,1024 bench/gpu/traces/softmax_cross_4096x1024.json || status=1
 run_time conv2d:1,56,56,64,64,3,1,1 bench/gpu/traces/conv2d_56x56x64.json || status=1
+# Tuning through the pool: candidates built here, measured by the agent (POOL_TUNE_TRIALS).
+timeout -s INT -k 60 "${POOL_TUNE_SECONDS:-120}" "$t/tirtune" --json tune \
+  --workload gemm:1024,1024,1024 --target "cuda -arch=sm_90" --trials "${POOL_TUNE_TRIALS:-128}" \
+  --runner "$broker" --db "$results/pool_tune.db" --log "$results/pool_tune.log" \
+  > "$results/pool_tune.json" || status=1
+tail -3 "$results/pool_tune.log"
 kill "$agent_pid" "$redis" 2>/dev/null
 wait 2>/dev/null
 echo "agent log:"; cat "$results/agent.log"
