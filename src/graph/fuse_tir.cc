@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include <cctype>
+#include <memory>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
@@ -126,6 +127,10 @@ Graph FuseTIR(const Graph& graph) {
   for (int i = 0; i < static_cast<int>(out.calls().size()); ++i) {
     Call& call = out.mutable_call(i);
     if (call.kind != CallKind::kGraph) continue;
+    // A region of MergeCompositeFunctions holds groups: merge those first.
+    bool nested = false;
+    for (const Call& inner : call.body->calls()) nested = nested || inner.kind == CallKind::kGraph;
+    if (nested) call.body = std::make_shared<const Graph>(FuseTIR(*call.body));
     call.func = MergeGroup(call, "%" + graph.value(call.output).name);
     call.kind = CallKind::kPrimFunc;
     call.body.reset();

@@ -31,13 +31,14 @@ void PrintBody(const Graph& graph, int indent, std::string* out) {
     }
     std::string line = fmt::format("{}{} = {}({})", pad, ValueRef(graph, call.output), callee,
                                    fmt::join(args, ", "));
-    if (call.kind == CallKind::kOp && !call.attrs.values().empty()) {
-      std::vector<std::string> attrs;
-      for (const auto& [name, value] : call.attrs.values()) {
-        attrs.push_back(fmt::format("{}={}", name, AttrValueToString(value)));
-      }
-      line += fmt::format(" {{{}}}", fmt::join(attrs, ", "));
+    // Operators and groups print their attributes; a PrimFunc call only a composite's (its
+    // operator's are a hint).
+    std::vector<std::string> attrs;
+    for (const auto& [name, value] : call.attrs.values()) {
+      if (call.kind == CallKind::kPrimFunc && name != "Composite" && name != "Codegen") continue;
+      attrs.push_back(fmt::format("{}={}", name, AttrValueToString(value)));
     }
+    if (!attrs.empty()) line += fmt::format(" {{{}}}", fmt::join(attrs, ", "));
     if (call.output >= 0 && call.output < static_cast<ValueId>(graph.values().size())) {
       line += " : " + graph.value(call.output).type.str();
     }
