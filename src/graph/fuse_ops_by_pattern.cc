@@ -68,6 +68,11 @@ const std::string* CodegenOf(const Call& call) {
 
 }  // namespace
 
+std::shared_ptr<const Graph> MatchedSubgraph(const Graph& graph, const PatternMatch& match,
+                                             std::vector<ValueId>* args) {
+  return detail::GroupBody(graph, match.calls, args);
+}
+
 PatternFusionResult FuseOpsByPattern(const Graph& graph,
                                      const std::vector<FusionPattern>& patterns) {
   ValidateGraph(graph);

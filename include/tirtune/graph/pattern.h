@@ -97,13 +97,19 @@ struct PatternMatch {
 /// backtracking until the whole pattern matches; nullopt when it cannot.
 std::optional<PatternMatch> MatchPattern(const Graph& graph, const Pattern& pattern, ValueId root);
 
+/// The nested graph a match becomes in FuseOpsByPattern (its calls, inputs for the values they
+/// use from outside, in order of first use, appended to `args`): for checks that read the
+/// composite as a backend will.
+std::shared_ptr<const Graph> MatchedSubgraph(const Graph& graph, const PatternMatch& match,
+                                             std::vector<ValueId>* args);
+
 /// A pattern for FuseOpsByPattern: matches become composite calls named after it.
 struct FusionPattern {
   /// The composite's name, "dnnl.conv2d_bias_relu": the backend, a dot, the kind of call.
   std::string name;
   Pattern pattern;
   /// Refuses a match (for instance a shape the library does not take); nullptr: every match.
-  std::function<bool(const Graph&, const PatternMatch&)> check;
+  std::function<bool(const Graph&, const PatternMatch&)> check = nullptr;
   /// The backend, the part of `name` before the first dot.
   std::string Backend() const;
 };

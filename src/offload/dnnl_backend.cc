@@ -1,0 +1,405 @@
+// The oneDNN backend (library.h). A composite's body is read as one primitive and its post-ops:
+//
+//   conv2d(x, W) -> bias_add(., b) -> add(., y) -> relu      convolution, bias b,
+//                                                            post-ops [sum (y copied into the
+//                                                            output first), eltwise_relu]
+//
+// Activations keep the graph's layouts (NWC/NHWC/NDHWC, row-major matrices), described to oneDNN
+// by strides; constant weights are reordered once, at Build, into the layout the primitive
+// prefers (format `any`). What cannot be said this way is declined with the reason.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+#include "tirtune/graph/op_registry.h"
+#include "tirtune/offload/library.h"
+
+extern "C" void omp_set_num_threads(int);  // oneDNN's threads (Debian builds it on OpenMP)
+
+namespace tirtune::offload {
+namespace {
+
+using dnnl::memory;
+using graph::Call;
+using graph::CallKind;
+using graph::Graph;
+using graph::ValueId;
+using graph::ValueKind;
+
+[[noreturn]] void Decline(const Call& call, const std::string& why) {
+  throw LibraryDeclined(fmt::format("oneDNN cannot run {}: {}", call.op, why));
+}
+
+// Row-major strides of `shape`.
+memory::dims RowMajorStrides(const std::vector<int64_t>& shape) {
+  memory::dims strides(shape.size(), 1);
+  for (int i = static_cast<int>(shape.size()) - 2; i >= 0; --i) {
+    strides[i] = strides[i + 1] * shape[i + 1];
+  }
+  return strides;
+}
+
+// An activation [N, S1..Sk, C] as oneDNN's logical {N, C, S1..Sk}.
+memory::desc ChannelsLast(const std::vector<int64_t>& shape) {
+  memory::dims phys = RowMajorStrides(shape);
+  int k = static_cast<int>(shape.size()) - 2;
+  memory::dims dims = {shape[0], shape[k + 1]}, strides = {phys[0], phys[k + 1]};
+  for (int i = 1; i <= k; ++i) {
+    dims.push_back(shape[i]);
+    strides.push_back(phys[i]);
+  }
+  return memory::desc(dims, memory::data_type::f32, strides);
+}
+
+// What the body does, in the terms of one oneDNN primitive.
+struct PostOp {
+  enum Kind { kSum, kRelu, kClip, kGelu } kind;
+  int addend = -1;  // kSum: the composite argument added
+  float alpha = 0, beta = 0;
+};
+
+// The call's attributes with the operator's defaults filled in.
+graph::Attrs AttrsOf(const Call& c) { return graph::CheckAttrs(*graph::FindOp(c.op), c.attrs); }
+
+struct Plan {
+  const Call* main = nullptr;  // conv / dense / matmul, in the body
+  int data = -1, weight = -1, bias = -1;  // composite argument indices
+  std::vector<PostOp> post;
+};
+
+Plan ReadBody(const Graph& outer, const Call& call) {
+  const Graph& body = *call.body;
+  std::map<ValueId, int> arg_of;  // body input -> composite argument
+  std::vector<ValueId> inputs = body.Inputs();
+  for (size_t i = 0; i < inputs.size(); ++i) arg_of[inputs[i]] = static_cast<int>(i);
+  auto arg = [&](ValueId v) { return arg_of.count(v) ? arg_of.at(v) : -1; };
+  Plan plan;
+  ValueId current = -1;
+  for (const Call& c : body.calls()) {
+    if (c.kind != CallKind::kOp) Decline(call, "its body is not operator calls");
+    if (plan.main == nullptr) {
+      static const std::set<std::string> kMain = {"conv1d", "conv2d", "conv3d", "dense", "matmul",
+                                                  "batch_matmul"};
+      if (!kMain.count(c.op)) Decline(call, fmt::format("it starts with {}", c.op));
+      plan.main = &c;
+      plan.data = arg(c.args[0]);
+      plan.weight = arg(c.args[1]);
+      if (plan.data < 0 || plan.weight < 0) Decline(call, "an operand is computed inside it");
+      current = c.output;
+      continue;
+    }
+    const auto n_current = std::count(c.args.begin(), c.args.end(), current);
+    if (n_current != 1) Decline(call, fmt::format("{} does not take the previous result once", c.op));
+    const graph::TensorType& type = body.value(current).type;
+    if (c.op == "relu") {
+      plan.post.push_back({PostOp::kRelu});
+    } else if (c.op == "gelu") {
+      plan.post.push_back({PostOp::kGelu});
+    } else if (c.op == "clip") {
+      graph::Attrs attrs = AttrsOf(c);
+      plan.post.push_back({PostOp::kClip, -1, static_cast<float>(attrs.GetFloat("min")),
+                           static_cast<float>(attrs.GetFloat("max"))});
+    } else if (c.op == "bias_add" || c.op == "add") {
+      ValueId other = c.args[0] == current ? c.args[1] : c.args[0];
+      int other_arg = arg(other);
+      if (other_arg < 0) Decline(call, fmt::format("{} adds a value computed inside it", c.op));
+      const graph::TensorType& t = body.value(other).type;
+      const int64_t channels = type.shape.back();
+      bool per_channel = t.NumElements() == channels && t.shape.back() == channels;
+      if (t == type) {
+        int sums = 0;
+        for (const PostOp& p : plan.post) sums += p.kind == PostOp::kSum;
+        if (sums > 0) Decline(call, "a second sum");
+        plan.post.push_back({PostOp::kSum, other_arg});
+      } else if (per_channel && plan.bias < 0 && plan.post.empty()) {
+        plan.bias = other_arg;
+      } else {
+        Decline(call, fmt::format("{} of {} to {} is neither a bias nor a sum", c.op, t.str(),
+                                  type.str()));
+      }
+    } else {
+      Decline(call, fmt::format("{} is not a oneDNN post-op", c.op));
+    }
+    current = c.output;
+  }
+  if (plan.main == nullptr) Decline(call, "an empty body");
+  for (int a : {plan.data, plan.weight}) {
+    if (outer.value(call.args[a]).type.dtype != DataType::Float(32)) Decline(call, "not float32");
+  }
+  return plan;
+}
+
+class DnnlKernel : public LibraryKernel {
+ public:
+  DnnlKernel(const Graph& graph, const Call& call, const LibraryOptions& options)
+      : engine_(dnnl::engine::kind::cpu, 0), stream_(engine_), threads_(options.threads) {
+    plan_ = ReadBody(graph, call);
+    for (ValueId a : call.args) arg_types_.push_back(graph.value(a).type);
+    out_type_ = graph.value(call.output).type;
+    const Call& main = *plan_.main;
+    dnnl::post_ops ops;
+    for (const PostOp& p : plan_.post) {
+      switch (p.kind) {
+        case PostOp::kSum:
+          ops.append_sum(1.0f);
+          break;
+        case PostOp::kRelu:
+          ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+          break;
+        case PostOp::kClip:
+          ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_clip, p.alpha, p.beta);
+          break;
+        case PostOp::kGelu:
+          ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_gelu_erf, 0.0f, 0.0f);
+          break;
+      }
+    }
+    dnnl::primitive_attr attr;
+    attr.set_post_ops(ops);
+    const graph::Value& weight = graph.value(call.args[plan_.weight]);
+    try {
+      if (main.op.rfind("conv", 0) == 0) {
+        BuildConv(main, weight, attr, call);
+      } else {
+        BuildMatmul(main, weight, attr, call);
+      }
+    } catch (const dnnl::error& e) {
+      Decline(call, fmt::format("oneDNN refused it ({})", e.what()));
+    }
+    if (plan_.bias >= 0) {
+      const graph::Value& b = graph.value(call.args[plan_.bias]);
+      bias_ = memory(bias_desc_, engine_);
+      if (b.kind == ValueKind::kConstant) {
+        std::memcpy(bias_.get_data_handle(), b.data.raw(), b.data.nbytes());
+        bias_constant_ = true;
+      }
+    }
+    const std::string& name = graph.value(call.output).name;
+    describe_ = fmt::format("oneDNN {} for %{} ({}{}{})", main.op, name,
+                            plan_.bias >= 0 ? "bias" : "no bias",
+                            plan_.post.empty() ? "" : ", post-ops ", PostOpNames());
+  }
+
+  void Run(const std::vector<const NDArray*>& args, NDArray* out) override {
+    if (args.size() != arg_types_.size()) {
+      TT_USER_ERROR("{}: {} arguments, expected {}", describe_, args.size(), arg_types_.size());
+    }
+    for (const PostOp& p : plan_.post) {
+      if (p.kind == PostOp::kSum) std::memcpy(out->raw(), args[p.addend]->raw(), out->nbytes());
+    }
+    src_.set_data_handle(const_cast<void*>(args[plan_.data]->raw()));
+    dst_.set_data_handle(out->raw());
+    std::unordered_map<int, memory> exec = {{DNNL_ARG_SRC, src_}, {DNNL_ARG_DST, dst_}};
+    if (weights_constant_) {
+      exec[DNNL_ARG_WEIGHTS] = weights_;
+    } else {
+      weights_.set_data_handle(const_cast<void*>(args[plan_.weight]->raw()));
+      exec[DNNL_ARG_WEIGHTS] = weights_;
+    }
+    if (plan_.bias >= 0) {
+      if (!bias_constant_) {
+        std::memcpy(bias_.get_data_handle(), args[plan_.bias]->raw(), args[plan_.bias]->nbytes());
+      }
+      exec[DNNL_ARG_BIAS] = bias_;
+    }
+    omp_set_num_threads(threads_);
+    primitive_.execute(stream_, exec);
+    stream_.wait();
+  }
+
+  std::string Describe() const override { return describe_; }
+
+ private:
+  std::string PostOpNames() const {
+    std::vector<std::string> names;
+    for (const PostOp& p : plan_.post) {
+      static const char* kNames[] = {"sum", "relu", "clip", "gelu"};
+      names.push_back(kNames[p.kind]);
+    }
+    return fmt::format("{}", fmt::join(names, " + "));
+  }
+
+  // Weights [K1..Kk, CI / groups, CO]: logical {O, I, K...}, or {G, O/G, I/G, K...} grouped.
+  memory::desc ConvWeights(const std::vector<int64_t>& w, int64_t groups) {
+    memory::dims phys = RowMajorStrides(w);
+    int k = static_cast<int>(w.size()) - 2;
+    int64_t ci_g = w[k], co = w[k + 1];
+    memory::dims dims, strides;
+    if (groups == 1) {
+      dims = {co, ci_g};
+      strides = {1, phys[k]};
+    } else {
+      dims = {groups, co / groups, ci_g};
+      strides = {co / groups, 1, phys[k]};
+    }
+    for (int i = 0; i < k; ++i) {
+      dims.push_back(w[i]);
+      strides.push_back(phys[i]);
+    }
+    return memory::desc(dims, memory::data_type::f32, strides);
+  }
+
+  void BuildConv(const Call& main, const graph::Value& weight, const dnnl::primitive_attr& attr,
+                 const Call& call) {
+    const std::vector<int64_t>& x = arg_types_[plan_.data].shape;
+    const std::vector<int64_t>& w = arg_types_[plan_.weight].shape;
+    const std::vector<int64_t>& y = out_type_.shape;
+    const int k = static_cast<int>(x.size()) - 2;
+    const graph::Attrs attrs = AttrsOf(main);
+    const int64_t stride = attrs.GetInt("stride"), pad = attrs.GetInt("pad");
+    const int64_t dilation = attrs.GetInt("dilation"), groups = attrs.GetInt("groups");
+    if (weight.kind != ValueKind::kConstant) Decline(call, "its weight is not a constant");
+    memory::dims strides(k, stride), dilates(k, dilation - 1), pad_l(k, pad), pad_r(k);
+    for (int i = 0; i < k; ++i) {
+      pad_r[i] = (y[i + 1] - 1) * stride + (w[i] - 1) * dilation + 1 - x[i + 1] - pad;
+    }
+    memory::desc src = ChannelsLast(x), dst = ChannelsLast(y);
+    memory::desc user_w = ConvWeights(w, groups);
+    memory::desc any_w(user_w.dims(), memory::data_type::f32, memory::format_tag::any);
+    bias_desc_ = memory::desc({y.back()}, memory::data_type::f32, memory::format_tag::a);
+    auto desc = plan_.bias >= 0
+                    ? dnnl::convolution_forward::desc(
+                          dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+                          src, any_w, bias_desc_, dst, strides, dilates, pad_l, pad_r)
+                    : dnnl::convolution_forward::desc(
+                          dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+                          src, any_w, dst, strides, dilates, pad_l, pad_r);
+    dnnl::convolution_forward::primitive_desc pd(desc, attr, engine_);
+    primitive_ = dnnl::convolution_forward(pd);
+    src_ = memory(src, engine_, nullptr);
+    dst_ = memory(dst, engine_, nullptr);
+    ReorderWeights(user_w, pd.weights_desc(), weight.data);
+    impl_ = pd.impl_info_str();
+  }
+
+  // dense: data [M, K], weight [N, K] (read as {K, N}); matmul / batch_matmul: [.., M, K] x
+  // [.., K, N] with equal batches.
+  void BuildMatmul(const Call& main, const graph::Value& weight, const dnnl::primitive_attr& attr,
+                   const Call& call) {
+    const std::vector<int64_t>& a = arg_types_[plan_.data].shape;
+    const std::vector<int64_t>& b = arg_types_[plan_.weight].shape;
+    const std::vector<int64_t>& y = out_type_.shape;
+    if (a.size() != b.size() || a.size() < 2 || a.size() > 3) {
+      Decline(call, fmt::format("operands of ranks {} and {}", a.size(), b.size()));
+    }
+    if (a.size() == 3 && a[0] != b[0]) Decline(call, "broadcast batches");
+    memory::desc user_b;
+    if (main.op == "dense") {
+      user_b = memory::desc({b[1], b[0]}, memory::data_type::f32, memory::dims{1, b[1]});
+    } else {
+      user_b = memory::desc(memory::dims(b.begin(), b.end()), memory::data_type::f32,
+                            RowMajorStrides(b));
+    }
+    memory::desc src(memory::dims(a.begin(), a.end()), memory::data_type::f32, RowMajorStrides(a));
+    memory::desc dst(memory::dims(y.begin(), y.end()), memory::data_type::f32, RowMajorStrides(y));
+    memory::dims bias_dims(y.size(), 1);
+    bias_dims.back() = y.back();
+    bias_desc_ = memory::desc(bias_dims, memory::data_type::f32, RowMajorStrides(bias_dims));
+    bool constant = weight.kind == ValueKind::kConstant;
+    memory::desc weights_md =
+        constant ? memory::desc(user_b.dims(), memory::data_type::f32, memory::format_tag::any)
+                 : user_b;
+    auto desc = plan_.bias >= 0 ? dnnl::matmul::desc(src, weights_md, bias_desc_, dst)
+                                : dnnl::matmul::desc(src, weights_md, dst);
+    dnnl::matmul::primitive_desc pd(desc, attr, engine_);
+    primitive_ = dnnl::matmul(pd);
+    src_ = memory(src, engine_, nullptr);
+    dst_ = memory(dst, engine_, nullptr);
+    if (constant) {
+      ReorderWeights(user_b, pd.weights_desc(), weight.data);
+    } else {
+      weights_ = memory(user_b, engine_, nullptr);
+    }
+    impl_ = pd.impl_info_str();
+  }
+
+  void ReorderWeights(const memory::desc& user, const memory::desc& wanted, const NDArray& data) {
+    memory from(user, engine_, const_cast<void*>(data.raw()));
+    weights_ = memory(wanted, engine_);
+    dnnl::reorder(from, weights_).execute(stream_, from, weights_);
+    stream_.wait();
+    weights_constant_ = true;
+  }
+
+  dnnl::engine engine_;
+  dnnl::stream stream_;
+  int threads_;
+  Plan plan_;
+  std::vector<graph::TensorType> arg_types_;
+  graph::TensorType out_type_;
+  dnnl::primitive primitive_;
+  memory src_, dst_, weights_, bias_;
+  memory::desc bias_desc_;
+  bool weights_constant_ = false, bias_constant_ = false;
+  std::string impl_, describe_;
+};
+
+class Dnnl : public LibraryBackend {
+ public:
+  std::string Name() const override { return "dnnl"; }
+
+  std::vector<graph::FusionPattern> Patterns() const override {
+    using graph::IsConstant;
+    using graph::IsOp;
+    using graph::Optional;
+    using graph::Pattern;
+    using graph::Wildcard;
+    auto f32 = DataType::Float(32);
+    // A primitive, then an optional bias, an optional sum and an optional activation; the check
+    // is Build itself on the graph alone (ReadBody), so a match is what the library takes.
+    auto chain = [&](const Pattern& main) {
+      Pattern biased = IsOp("bias_add", {main, IsConstant()}) | IsOp("add", {main, IsConstant()}) | main;
+      Pattern summed = IsOp("add", {biased, Wildcard()}) | IsOp("add", {Wildcard(), biased}) | biased;
+      return IsOp("relu", {summed}) | IsOp("clip", {summed}) | IsOp("gelu", {summed}) | summed;
+    };
+    std::vector<graph::FusionPattern> patterns;
+    for (const char* conv : {"conv1d", "conv2d", "conv3d"}) {
+      patterns.push_back({fmt::format("dnnl.{}", conv),
+                          chain(IsOp(conv, {Wildcard().HasDtype(f32), IsConstant().HasDtype(f32)}))});
+    }
+    patterns.push_back({"dnnl.dense", chain(IsOp("dense", {Wildcard().HasDtype(f32), IsConstant()}))});
+    for (const char* mm : {"matmul", "batch_matmul"}) {
+      patterns.push_back({fmt::format("dnnl.{}", mm),
+                          chain(IsOp(mm, {Wildcard().HasDtype(f32), Wildcard().HasDtype(f32)}))});
+    }
+    for (graph::FusionPattern& p : patterns) {
+      p.check = [](const Graph& g, const graph::PatternMatch& m) {
+        // The composite the match would make, read as Build reads it.
+        Call probe;
+        probe.kind = CallKind::kGraph;
+        probe.op = "composite";
+        probe.body = graph::MatchedSubgraph(g, m, &probe.args);
+        try {
+          ReadBody(g, probe);
+          return true;
+        } catch (const LibraryDeclined&) {
+          return false;
+        }
+      };
+    }
+    return patterns;
+  }
+
+  std::unique_ptr<LibraryKernel> Build(const Graph& graph, const Call& call,
+                                       const LibraryOptions& options) const override {
+    if (call.kind != CallKind::kGraph || !call.body) {
+      throw LibraryDeclined(fmt::format("oneDNN cannot run {}: not a composite", call.op));
+    }
+    return std::make_unique<DnnlKernel>(graph, call, options);
+  }
+};
+
+}  // namespace
+
+const LibraryBackend* DnnlBackend() {
+  static const Dnnl backend;
+  return &backend;
+}
+
+}  // namespace tirtune::offload
