@@ -188,5 +188,19 @@ TEST(OnnxMalformedTest, DuplicateOutputIsNamed) {
   EXPECT_NE(error.find("output 'c' is defined twice"), std::string::npos) << error;
 }
 
+// A model output named like a graph input but declaring another shape made libonnx 1.12's shape
+// inference crash (fuzzer finding: a rank-2 "input" reached ConvTranspose).
+TEST(OnnxMalformedTest, AnOutputRedeclaringAnInputIsNamed) {
+  OnnxModelBuilder b = ConvRelu();
+  b.Output("x", {1, 6});
+  std::string error = ImportError(b.Bytes());
+  EXPECT_NE(error.find("model output 'x' declares another type than the graph input"),
+            std::string::npos)
+      << error;
+  OnnxModelBuilder same = ConvRelu();
+  same.Output("x", {1, 3, 8, 8});
+  EXPECT_EQ(ImportError(same.Bytes()), "") << "an input passed through as an output";
+}
+
 }  // namespace
 }  // namespace tirtune::graph

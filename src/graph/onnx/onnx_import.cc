@@ -29,6 +29,7 @@
 #include <onnx/shape_inference/implementation.h>
 
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -70,6 +71,52 @@ int DefaultOpset(const onnx::ModelProto& model) {
 }
 
 // Step 2. Returns the node indices in a topological order.
+// A graph output or value_info naming a graph input or an initializer must declare its type:
+// ONNX's shape inference takes the later declaration, and libonnx 1.12 crashes on some of the
+// shapes that then meet (a rank-2 "input" of ConvTranspose).
+void CheckRedeclaredTypes(const onnx::GraphProto& graph) {
+  std::map<std::string, std::pair<int, std::vector<int64_t>>> declared;  // elem type, dims
+  for (const onnx::TensorProto& t : graph.initializer()) {
+    declared[t.name()] = {t.data_type(), {t.dims().begin(), t.dims().end()}};
+  }
+  std::map<std::string, const onnx::ValueInfoProto*> inputs;
+  for (const onnx::ValueInfoProto& v : graph.input()) inputs[v.name()] = &v;
+  auto same = [](const onnx::ValueInfoProto& a, const onnx::ValueInfoProto& b) {
+    const onnx::TypeProto_Tensor& x = a.type().tensor_type();
+    const onnx::TypeProto_Tensor& y = b.type().tensor_type();
+    if (a.type().value_case() != b.type().value_case() || x.elem_type() != y.elem_type()) {
+      return false;
+    }
+    if (!x.has_shape() || !y.has_shape()) return true;
+    if (x.shape().dim_size() != y.shape().dim_size()) return false;
+    for (int d = 0; d < x.shape().dim_size(); ++d) {
+      const auto& p = x.shape().dim(d);
+      const auto& q = y.shape().dim(d);
+      if (p.has_dim_value() && q.has_dim_value() && p.dim_value() != q.dim_value()) return false;
+    }
+    return true;
+  };
+  auto check = [&](const onnx::ValueInfoProto& v, const char* what) {
+    auto in = inputs.find(v.name());
+    if (in != inputs.end() && !same(v, *in->second)) {
+      TT_USER_ERROR("{} '{}' declares another type than the graph input of that name", what,
+                    v.name());
+    }
+    auto init = declared.find(v.name());
+    if (in == inputs.end() && init != declared.end() && v.type().has_tensor_type()) {
+      const onnx::TypeProto_Tensor& t = v.type().tensor_type();
+      bool dims_differ = t.has_shape() && t.shape().dim_size() !=
+                                              static_cast<int>(init->second.second.size());
+      if (t.elem_type() != init->second.first || dims_differ) {
+        TT_USER_ERROR("{} '{}' declares another type than the initializer of that name", what,
+                      v.name());
+      }
+    }
+  };
+  for (const onnx::ValueInfoProto& v : graph.output()) check(v, "model output");
+  for (const onnx::ValueInfoProto& v : graph.value_info()) check(v, "value_info");
+}
+
 std::vector<int> CheckStructure(const onnx::GraphProto& graph) {
   std::set<std::string> defined;
   for (const onnx::TensorProto& t : graph.initializer()) defined.insert(t.name());
@@ -133,6 +180,7 @@ std::vector<int> CheckStructure(const onnx::GraphProto& graph) {
       TT_USER_ERROR("model output '{}' is not defined by any node", out.name());
     }
   }
+  CheckRedeclaredTypes(graph);
   return order;
 }
 
