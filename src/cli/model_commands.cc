@@ -34,6 +34,7 @@ struct ModelCompileCli {
   std::string db;
   std::string target;
   std::string output;
+  std::string offload = "never";
 };
 
 void RunModelCompile(const ModelCompileCli& opts, const GlobalOptions& global) {
@@ -51,7 +52,9 @@ void RunModelCompile(const ModelCompileCli& opts, const GlobalOptions& global) {
     RequireIntact(*db, "tirtune compile");
     options.db = db.get();
   }
-  model::ModelTasks tasks = model::LoadOnnxModel(opts.model);
+  options.offload = model::ParseOffload(opts.offload);
+  model::ModelTasks tasks =
+      model::LoadOnnxModel(opts.model, model::OffloadPatterns(options.offload, options.target));
   std::vector<model::CompiledTask> compiled;
   {
     StopOnSignals stop_on_signals("tirtune compile: stopping (again to abort)\n");
@@ -60,35 +63,53 @@ void RunModelCompile(const ModelCompileCli& opts, const GlobalOptions& global) {
   }
   int tuned = static_cast<int>(
       std::count_if(compiled.begin(), compiled.end(), [](const auto& t) { return t.tuned; }));
+  int offloaded = static_cast<int>(std::count_if(
+      compiled.begin(), compiled.end(), [](const auto& t) { return !t.library.empty(); }));
   if (global.json) {
     nlohmann::json functions = nlohmann::json::array();
     for (const model::CompiledTask& t : compiled) {
-      nlohmann::json j = {{"name", t.name},          {"weight", t.weight},
-                          {"tuned", t.tuned},        {"workload_key", t.workload_key},
-                          {"object", t.object_file}, {"compile_ms", t.compile_ms}};
+      nlohmann::json j = {{"name", t.name},
+                          {"weight", t.weight},
+                          {"tuned", t.tuned},
+                          {"workload_key", t.workload_key},
+                          {"compile_ms", t.compile_ms}};
+      if (!t.library.empty()) {
+        j["library"] = t.library;
+      } else {
+        j["object"] = t.object_file;
+        if (!t.tuned) j["fallback_reason"] = t.fallback_reason;
+      }
       if (t.best_seconds) j["best_seconds"] = *t.best_seconds;
-      if (!t.tuned) j["fallback_reason"] = t.fallback_reason;
       if (!t.note.empty()) j["note"] = t.note;
+      if (!t.offload_note.empty()) j["offload_note"] = t.offload_note;
       functions.push_back(std::move(j));
     }
     fmt::print("{}\n", nlohmann::json{{"output", opts.output},
                                       {"target", options.target.str()},
                                       {"database", opts.db},
+                                      {"offload", model::OffloadName(options.offload)},
                                       {"tuned", tuned},
-                                      {"default", compiled.size() - tuned},
+                                      {"offloaded", offloaded},
+                                      {"default", compiled.size() - tuned - offloaded},
                                       {"functions", functions}}
                            .dump(2));
     return;
   }
-  fmt::print("compiled {} function(s) for {} into {}: {} tuned, {} with the default schedule\n",
-             compiled.size(), options.target.str(), opts.output, tuned, compiled.size() - tuned);
+  fmt::print(
+      "compiled {} function(s) for {} into {}: {} tuned, {} offloaded, {} with the default "
+      "schedule\n",
+      compiled.size(), options.target.str(), opts.output, tuned, offloaded,
+      compiled.size() - tuned - offloaded);
   for (const model::CompiledTask& t : compiled) {
-    if (t.tuned) {
+    if (!t.library.empty()) {
+      fmt::print("  library  {} (x{}): {}\n", t.name, t.weight, t.library);
+    } else if (t.tuned) {
       fmt::print("  tuned    {} (x{}): best {:.4f} ms{}\n", t.name, t.weight,
                  t.best_seconds.value_or(0) * 1e3, t.note.empty() ? "" : "; " + t.note);
     } else {
       fmt::print("  default  {} (x{}): {}\n", t.name, t.weight, t.fallback_reason);
     }
+    if (!t.offload_note.empty()) fmt::print("           not offloaded: {}\n", t.offload_note);
   }
 }
 
@@ -245,6 +266,12 @@ void AddModelCommands(CLI::App& app, const GlobalOptions& global) {
                           "the tuning database (without: default schedules only)");
   compile_cmd->add_option("--target", compile->target, "e.g. \"llvm -num-cores=2\"; default: host");
   compile_cmd->add_option("-o,--output", compile->output, "the artifact directory")->required();
+  compile_cmd
+      ->add_option("--offload", compile->offload,
+                   "never: every function a kernel; always: functions a library's patterns match "
+                   "(oneDNN convolutions and matrix products with their epilogues) run on the "
+                   "library")
+      ->capture_default_str();
   compile_cmd->callback([compile, &global] { RunModelCompile(*compile, global); });
 
   auto run = std::make_shared<ModelRunCli>();

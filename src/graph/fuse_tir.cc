@@ -133,7 +133,8 @@ Graph FuseTIR(const Graph& graph) {
     if (nested) call.body = std::make_shared<const Graph>(FuseTIR(*call.body));
     call.func = MergeGroup(call, "%" + graph.value(call.output).name);
     call.kind = CallKind::kPrimFunc;
-    call.body.reset();
+    // A composite keeps its group: the library backend reads the operators from it.
+    if (!call.attrs.Has("Composite")) call.body.reset();
   }
   return out;
 }

@@ -91,18 +91,28 @@ Artifact ReadArtifact(const std::string& dir) {
                     manifest.value("format", ""));
     }
     int64_t version = JsonInteger(manifest.at("version"), "'" + m + "': \"version\"");
-    if (version != 1 && version != kArtifactVersion) {
-      TT_USER_ERROR("'{}' has version {}; this tirtune reads versions 1 and {}", m, version,
+    if (version < 1 || version > kArtifactVersion) {
+      TT_USER_ERROR("'{}' has version {}; this tirtune reads versions 1 to {}", m, version,
                     kArtifactVersion);
     }
     if (version >= 2) CheckFiles(dir, manifest.at("files"), m);
     a.target = manifest.at("target").get<std::string>();
     a.weights_file = InsidePath(manifest.at("weights").get<std::string>(), m);
     for (const nlohmann::json& f : manifest.at("functions")) {
-      a.functions.push_back(ArtifactFunction{f.at("name").get<std::string>(),
-                                             InsidePath(f.at("object").get<std::string>(), m),
-                                             InsidePath(f.at("ir").get<std::string>(), m),
-                                             f.value("tuned", false)});
+      ArtifactFunction function;
+      function.name = f.at("name").get<std::string>();
+      // A function a library runs (version 3) has the composite's description, no object.
+      if (f.contains("library")) {
+        if (!f.at("library").is_object()) {
+          TT_USER_ERROR("'{}': function '{}': \"library\" is not an object", m, function.name);
+        }
+        function.library = f.at("library").dump();
+      } else {
+        function.object_file = InsidePath(f.at("object").get<std::string>(), m);
+      }
+      function.ir_file = InsidePath(f.at("ir").get<std::string>(), m);
+      function.tuned = f.value("tuned", false);
+      a.functions.push_back(std::move(function));
     }
   } catch (const nlohmann::json::exception& e) {
     TT_USER_ERROR("'{}' is malformed: {}", m, JsonErrorText(e));

@@ -25,6 +25,7 @@
 #include "tirtune/measure/gpu_program.h"
 #include "tirtune/model/artifact.h"
 #include "tirtune/model/default_schedule.h"
+#include "tirtune/offload/library.h"
 #include "tirtune/search/tune.h"
 #include "tirtune/support/error.h"
 #include "tirtune/support/sha256.h"
@@ -149,6 +150,36 @@ BuiltTask BuildTask(const graph::Task& task, const CompileModelOptions& options,
   }
 }
 
+// The composite description of task `task` when a library runs every call of it, checked by
+// building each call's kernel; nullopt (with the reason in `report`) when it does not.
+std::optional<std::string> LibraryFunction(const ModelTasks& model, int task,
+                                           const CompileModelOptions& options,
+                                           CompiledTask* report) {
+  if (options.offload == Offload::kNever) return std::nullopt;
+  std::optional<std::string> description;
+  for (size_t c = 0; c < model.fused.calls().size(); ++c) {
+    if (model.call_task[c] != task) continue;
+    const graph::Call& call = model.fused.call(static_cast<int>(c));
+    if (!call.attrs.Has(graph::kCompositeAttr)) return std::nullopt;
+    graph::Graph standalone = offload::StandaloneComposite(model.fused, call);
+    const std::string backend = call.attrs.GetString(graph::kCodegenAttr);
+    const offload::LibraryBackend* library = offload::FindBackend(backend);
+    if (library == nullptr) TT_USER_ERROR("no library backend '{}'", backend);
+    try {
+      std::unique_ptr<offload::LibraryKernel> kernel =
+          library->Build(standalone, standalone.call(0), {.threads = options.target.num_cores});
+      if (!description) {
+        report->library = kernel->Describe();
+        description = offload::CompositeToJson(standalone);
+      }
+    } catch (const offload::LibraryDeclined& e) {
+      report->offload_note = e.what();
+      return std::nullopt;
+    }
+  }
+  return description;
+}
+
 std::string ValueKindName(graph::ValueKind kind) {
   switch (kind) {
     case graph::ValueKind::kInput:
@@ -264,7 +295,8 @@ std::vector<CompiledTask> CompileModel(const ModelTasks& model, const std::strin
 
   std::vector<CompiledTask> report;
   nlohmann::json functions = nlohmann::json::array();
-  for (const graph::Task& task : model.tasks) {
+  for (size_t t = 0; t < model.tasks.size(); ++t) {
+    const graph::Task& task = model.tasks[t];
     if (options.stop != nullptr && options.stop->load()) {
       throw Interrupted(fmt::format("compiling was interrupted; '{}' is as it was before", dir));
     }
@@ -273,18 +305,28 @@ std::vector<CompiledTask> CompileModel(const ModelTasks& model, const std::strin
     r.weight = task.weight;
     r.workload_key = task.workload_key;
     auto start = std::chrono::steady_clock::now();
-    BuiltTask built = BuildTask(task, options, &r);
+    std::string ir_file = "kernels/" + task.name + ".tir";
+    files.Write(ir_file, Print(task.func.WithName(task.name)));
+    nlohmann::json f = {{"name", task.name},
+                        {"ir", ir_file},
+                        {"weight", task.weight},
+                        {"workload_key", task.workload_key}};
+    if (std::optional<std::string> library =
+            LibraryFunction(model, static_cast<int>(t), options, &r)) {
+      f["library"] = nlohmann::json::parse(*library);
+      f["tuned"] = false;
+    } else {
+      BuiltTask built = BuildTask(task, options, &r);
+      r.object_file = "kernels/" + task.name + built.extension;
+      files.Write(r.object_file, built.bytes);
+      f["object"] = r.object_file;
+      f["tuned"] = r.tuned;
+      if (r.best_seconds) f["best_seconds"] = *r.best_seconds;
+      if (!r.tuned) f["fallback_reason"] = r.fallback_reason;
+      if (!r.offload_note.empty()) f["offload_note"] = r.offload_note;
+    }
     r.compile_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    r.object_file = "kernels/" + task.name + built.extension;
-    std::string ir_file = "kernels/" + task.name + ".tir";
-    files.Write(r.object_file, built.bytes);
-    files.Write(ir_file, Print(task.func.WithName(task.name)));
-    nlohmann::json f = {{"name", task.name},     {"object", r.object_file},
-                        {"ir", ir_file},         {"tuned", r.tuned},
-                        {"weight", task.weight}, {"workload_key", task.workload_key}};
-    if (r.best_seconds) f["best_seconds"] = *r.best_seconds;
-    if (!r.tuned) f["fallback_reason"] = r.fallback_reason;
     functions.push_back(std::move(f));
     report.push_back(std::move(r));
   }

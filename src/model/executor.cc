@@ -11,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "tirtune/ir/parser.h"
@@ -64,6 +65,12 @@ GraphExecutor::GraphExecutor(const std::string& dir) : artifact_(ReadArtifact(di
   target_ = Target::Parse(artifact_.target);
   const fs::path root(dir);
   if (target_.is_cuda()) {
+    for (const ArtifactFunction& f : artifact_.functions) {
+      if (!f.library.empty()) {
+        TT_USER_ERROR("{}: function '{}' is run by a library, which a cuda artifact cannot have",
+                      dir, f.name);
+      }
+    }
     LoadGpu(dir);
     return;
   }
@@ -74,8 +81,13 @@ GraphExecutor::GraphExecutor(const std::string& dir) : artifact_(ReadArtifact(di
         dir, artifact_.target, HostCpuName(), fmt::join(missing, ", "));
   }
 
-  // Step 1. The kernels, each checked against the values it is called on.
+  // Step 1. The kernels, each checked against the values it is called on (library functions
+  // are built per call once the constants are loaded, step 4).
   for (const ArtifactFunction& f : artifact_.functions) {
+    if (!f.library.empty()) {
+      kernels_.push_back(nullptr);
+      continue;
+    }
     try {
       kernels_.push_back(LoadObject(ReadBytes(root / f.object_file), f.name, target_));
     } catch (const UserError& e) {
@@ -136,6 +148,48 @@ GraphExecutor::GraphExecutor(const std::string& dir) : artifact_(ReadArtifact(di
     args.push_back(data_[call.output]);
     call_args_.push_back(std::move(args));
   }
+
+  // Step 4. A library's kernel for every call of a library function, with that call's constants
+  // (weights reordered into the library's layout here, once).
+  library_kernels_.resize(artifact_.calls.size());
+  for (size_t c = 0; c < artifact_.calls.size(); ++c) {
+    const ArtifactCall& call = artifact_.calls[c];
+    const ArtifactFunction& f = artifact_.functions[call.function];
+    if (f.library.empty()) continue;
+    library_kernels_[c] = BuildLibraryKernel(dir, call, f);
+  }
+}
+
+std::unique_ptr<offload::LibraryKernel> GraphExecutor::BuildLibraryKernel(
+    const std::string& dir, const ArtifactCall& call, const ArtifactFunction& f) const {
+  std::map<int, NDArray> constants;
+  for (size_t i = 0; i < call.args.size(); ++i) {
+    const ArtifactValue& v = artifact_.values[call.args[i]];
+    if (v.kind != ArtifactValueKind::kConstant) continue;
+    NDArray data = NDArray::Empty(v.shape, v.dtype);
+    std::memcpy(data.raw(), data_[call.args[i]], data.nbytes());
+    constants[static_cast<int>(i)] = std::move(data);
+  }
+  try {
+    graph::Graph composite = offload::CompositeFromJson(f.library, constants);
+    const graph::Call& g = composite.call(0);
+    if (g.args.size() != call.args.size()) {
+      TT_USER_ERROR("it takes {} arguments, a call passes {}", g.args.size(), call.args.size());
+    }
+    for (size_t i = 0; i < call.args.size(); ++i) {
+      const ArtifactValue& v = artifact_.values[call.args[i]];
+      if (composite.value(g.args[i]).type != graph::TensorType{v.shape, v.dtype}) {
+        TT_USER_ERROR("argument {} is {}, the call passes '{}' of another type", i,
+                      composite.value(g.args[i]).type.str(), v.name);
+      }
+    }
+    const std::string backend = g.attrs.GetString(graph::kCodegenAttr);
+    const offload::LibraryBackend* library = offload::FindBackend(backend);
+    if (library == nullptr) TT_USER_ERROR("this tirtune has no library backend '{}'", backend);
+    return library->Build(composite, g, {.threads = target_.num_cores});
+  } catch (const UserError& e) {
+    TT_USER_ERROR("{}: function '{}' (run by a library): {}", dir, f.name, e.what());
+  }
 }
 
 void GraphExecutor::LoadInputsAndConstants(const std::string& dir) {
@@ -177,8 +231,18 @@ std::vector<graph::TensorType> GraphExecutor::OutputTypes() const {
 
 void GraphExecutor::RunCalls(std::vector<double>* seconds) {
   for (size_t c = 0; c < artifact_.calls.size(); ++c) {
-    const Kernel& kernel = *kernels_[artifact_.calls[c].function];
     auto start = std::chrono::steady_clock::now();
+    if (library_kernels_[c]) {
+      const std::vector<void*>& args = call_args_[c];
+      library_kernels_[c]->Run(std::vector<const void*>(args.begin(), args.end() - 1),
+                               args.back());
+      if (seconds != nullptr) {
+        seconds->push_back(
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      }
+      continue;
+    }
+    const Kernel& kernel = *kernels_[artifact_.calls[c].function];
     int32_t status = kernel.RunRaw(call_args_[c].data());
     if (seconds != nullptr) {
       seconds->push_back(

@@ -5,12 +5,42 @@
 
 #include "tirtune/graph/onnx_import.h"
 #include "tirtune/graph/passes.h"
+#include "tirtune/offload/library.h"
 #include "tirtune/ir/structural_equal.h"
 #include "tirtune/support/error.h"
 
 namespace tirtune::model {
 
-graph::Graph FuseModel(const graph::Graph& graph) { return graph::RunPipeline(graph); }
+Offload ParseOffload(const std::string& text) {
+  if (text == "never") return Offload::kNever;
+  if (text == "always") return Offload::kAlways;
+  TT_USER_ERROR("--offload must be never or always, not '{}'", text);
+}
+
+const char* OffloadName(Offload offload) {
+  return offload == Offload::kNever ? "never" : "always";
+}
+
+std::vector<graph::FusionPattern> OffloadPatterns(Offload offload, const Target& target) {
+  if (offload == Offload::kNever) return {};
+  if (target.is_cuda()) {
+    TT_USER_ERROR("--offload {}: no library backend serves cuda targets yet (oneDNN is for the "
+                  "CPU); use --offload never",
+                  OffloadName(offload));
+  }
+  return offload::DnnlBackend()->Patterns();
+}
+
+graph::Graph FuseModel(const graph::Graph& graph,
+                       const std::vector<graph::FusionPattern>& patterns) {
+  if (patterns.empty()) return graph::RunPipeline(graph);
+  graph::Graph g = graph;
+  for (const graph::NamedPass& pass : graph::PipelinePasses()) {
+    g = pass.run(g);
+    if (std::string(pass.name) == "SimplifyInference") g = FuseOpsByPattern(g, patterns).graph;
+  }
+  return g;
+}
 
 ModelTasks ExtractModelTasks(graph::Graph fused) {
   ModelTasks result;
@@ -33,8 +63,9 @@ ModelTasks ExtractModelTasks(graph::Graph fused) {
   return result;
 }
 
-ModelTasks LoadOnnxModel(const std::string& path) {
-  return ExtractModelTasks(FuseModel(graph::ImportOnnx(path)));
+ModelTasks LoadOnnxModel(const std::string& path,
+                         const std::vector<graph::FusionPattern>& patterns) {
+  return ExtractModelTasks(FuseModel(graph::ImportOnnx(path), patterns));
 }
 
 }  // namespace tirtune::model

@@ -186,25 +186,27 @@ class DnnlKernel : public LibraryKernel {
                             plan_.post.empty() ? "" : ", post-ops ", PostOpNames());
   }
 
-  void Run(const std::vector<const NDArray*>& args, NDArray* out) override {
+  void Run(const std::vector<const void*>& args, void* out) override {
     if (args.size() != arg_types_.size()) {
       TT_USER_ERROR("{}: {} arguments, expected {}", describe_, args.size(), arg_types_.size());
     }
+    const int64_t out_bytes = out_type_.NumElements() * out_type_.dtype.bytes();
     for (const PostOp& p : plan_.post) {
-      if (p.kind == PostOp::kSum) std::memcpy(out->raw(), args[p.addend]->raw(), out->nbytes());
+      if (p.kind == PostOp::kSum) std::memcpy(out, args[p.addend], out_bytes);
     }
-    src_.set_data_handle(const_cast<void*>(args[plan_.data]->raw()));
-    dst_.set_data_handle(out->raw());
+    src_.set_data_handle(const_cast<void*>(args[plan_.data]));
+    dst_.set_data_handle(out);
     std::unordered_map<int, memory> exec = {{DNNL_ARG_SRC, src_}, {DNNL_ARG_DST, dst_}};
     if (weights_constant_) {
       exec[DNNL_ARG_WEIGHTS] = weights_;
     } else {
-      weights_.set_data_handle(const_cast<void*>(args[plan_.weight]->raw()));
+      weights_.set_data_handle(const_cast<void*>(args[plan_.weight]));
       exec[DNNL_ARG_WEIGHTS] = weights_;
     }
     if (plan_.bias >= 0) {
       if (!bias_constant_) {
-        std::memcpy(bias_.get_data_handle(), args[plan_.bias]->raw(), args[plan_.bias]->nbytes());
+        const graph::TensorType& b = arg_types_[plan_.bias];
+        std::memcpy(bias_.get_data_handle(), args[plan_.bias], b.NumElements() * b.dtype.bytes());
       }
       exec[DNNL_ARG_BIAS] = bias_;
     }

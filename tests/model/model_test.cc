@@ -40,11 +40,13 @@ class ModelTest : public ::testing::Test {
 
   // Compiles `model_path` into dir_/art and checks the executor against the interpreter on the
   // imported (unfused) graph.
-  std::vector<CompiledTask> CompileAndCheck(const std::string& model_path, Database* db) {
-    ModelTasks tasks = LoadOnnxModel(model_path);
+  std::vector<CompiledTask> CompileAndCheck(const std::string& model_path, Database* db,
+                                            Offload offload = Offload::kNever) {
     CompileModelOptions options;
     options.target = Target::Parse("llvm -num-cores=2");
     options.db = db;
+    options.offload = offload;
+    ModelTasks tasks = LoadOnnxModel(model_path, OffloadPatterns(offload, options.target));
     std::vector<CompiledTask> compiled = CompileModel(tasks, (dir_ / "art").string(), options);
     graph::Graph imported = graph::ImportOnnx(model_path);
     std::vector<NDArray> inputs = graph::MakeRandomInputs(imported, 7);
@@ -88,6 +90,32 @@ TEST_F(ModelTest, UntunedCompileFallsBackEverywhereAndMatchesTheInterpreter) {
   for (const char* file : {"manifest.json", "graph.json", "weights.bin"}) {
     EXPECT_TRUE(fs::exists(dir_ / "art" / file)) << file;
   }
+}
+
+TEST_F(ModelTest, OffloadAlwaysRunsTheLibrarysCompositesAndMatchesTheInterpreter) {
+  std::vector<CompiledTask> compiled =
+      CompileAndCheck(WriteModel(SmallCnn(), dir_ / "cnn.onnx"), nullptr, Offload::kAlways);
+  std::vector<std::string> libraries;
+  for (const CompiledTask& t : compiled) {
+    if (!t.library.empty()) {
+      libraries.push_back(t.library);
+      EXPECT_TRUE(t.object_file.empty()) << t.name;
+    }
+  }
+  ASSERT_EQ(libraries.size(), 2u);
+  EXPECT_NE(libraries[0].find("oneDNN conv2d"), std::string::npos) << libraries[0];
+  EXPECT_NE(libraries[0].find("post-ops relu"), std::string::npos) << libraries[0];
+  EXPECT_NE(libraries[1].find("oneDNN dense"), std::string::npos) << libraries[1];
+  // The per-call timings and the reference graph (the functions as written) cover them too.
+  GraphExecutor executor((dir_ / "art").string());
+  std::vector<NDArray> inputs = graph::MakeRandomInputs(executor.ReferenceGraph(), 3);
+  std::vector<NDArray> expected = graph::RunGraph(executor.ReferenceGraph(), inputs);
+  std::vector<NDArray> actual = executor.Run(inputs);
+  EXPECT_TRUE(CompareArrays("y", expected[0], actual[0], Tolerance{1e-4, 1e-5}).ok);
+  EXPECT_EQ(executor.RunTimedCalls().size(), executor.artifact().calls.size());
+  // A cuda target has no library backend.
+  EXPECT_THROW(OffloadPatterns(Offload::kAlways, Target::Parse("cuda -arch=sm_90")), UserError);
+  EXPECT_THROW(ParseOffload("sometimes"), UserError);
 }
 
 TEST_F(ModelTest, AStoredRecordIsReplayedAndReported) {

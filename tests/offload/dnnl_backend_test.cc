@@ -45,8 +45,10 @@ std::string RunsLikeTheInterpreter(const Graph& g, int composites = 1) {
     NDArray out = NDArray::Empty(type.shape, type.dtype);
     if (call.attrs.Has(graph::kCodegenAttr)) {
       std::unique_ptr<LibraryKernel> k = dnnl->Build(f, call, {.threads = 2});
-      k->Run(args, &out);
-      k->Run(args, &out);  // twice: a sum's addend is copied in again, not accumulated
+      std::vector<const void*> raw;
+      for (const NDArray* a : args) raw.push_back(a->raw());
+      k->Run(raw, out.raw());
+      k->Run(raw, out.raw());  // twice: a sum's addend is copied in again, not accumulated
       described += k->Describe() + "\n";
       ++made;
     } else {
@@ -150,6 +152,44 @@ TEST(DnnlBackend, WhatItCannotRunStaysOutOrIsDeclinedWithTheReason) {
   } catch (const LibraryDeclined& e) {
     EXPECT_NE(std::string(e.what()).find("it starts with softmax"), std::string::npos) << e.what();
   }
+}
+
+// The artifact's form of a composite: to JSON and back gives the same kernel; a damaged text or a
+// missing constant is a UserError naming what is wrong.
+TEST(CompositeJson, RoundTripsAndRefusesDamage) {
+  Graph g = Conv("conv2d", {1, 6, 6, 2}, {3, 3, 2, 4}, {{"pad", 1}}, {"bias", "sum", "clip"});
+  graph::PatternFusionResult r = graph::FuseOpsByPattern(g, DnnlBackend()->Patterns());
+  ASSERT_EQ(r.graph.calls().size(), 1u);
+  Graph standalone = StandaloneComposite(r.graph, r.graph.call(0));
+  std::string json = CompositeToJson(standalone);
+  std::map<int, NDArray> constants;
+  const graph::Call& call = standalone.call(0);
+  for (size_t i = 0; i < call.args.size(); ++i) {
+    const graph::Value& v = standalone.value(call.args[i]);
+    if (v.kind == graph::ValueKind::kConstant) constants[static_cast<int>(i)] = v.data;
+  }
+  Graph back = CompositeFromJson(json, constants);
+  EXPECT_EQ(graph::PrintGraph(back), graph::PrintGraph(standalone));
+  EXPECT_EQ(CompositeToJson(back), json);
+
+  auto error_of = [&](const std::string& text, const std::map<int, NDArray>& c) {
+    try {
+      CompositeFromJson(text, c);
+    } catch (const UserError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_NE(error_of(json.substr(0, json.size() / 2), constants).find("not valid JSON"),
+            std::string::npos);
+  EXPECT_NE(error_of(json, {}).find("its data is missing"), std::string::npos);
+  std::string bad_op = json;
+  bad_op.replace(bad_op.find("\"conv2d\""), 8, "\"conv9d\"");
+  EXPECT_NE(error_of(bad_op, constants).find("conv9d"), std::string::npos);
+  std::string bad_ref = json;
+  bad_ref.replace(bad_ref.find("\"args\":[0,1]"), 12, "\"args\":[0,9]");
+  EXPECT_NE(error_of(bad_ref, constants).find("out of range"), std::string::npos)
+      << error_of(bad_ref, constants);
 }
 
 }  // namespace

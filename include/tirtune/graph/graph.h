@@ -116,7 +116,9 @@ struct Call {
   std::vector<ValueId> args;
   ValueId output = -1;
   PrimFunc func;                      // kPrimFunc
-  std::shared_ptr<const Graph> body;  // kGraph
+  /// kGraph; also a composite's PrimFunc call (attribute Composite, graph/pattern.h): the group
+  /// FuseTIR merged, its operators legalized, kept for the library backend.
+  std::shared_ptr<const Graph> body;
   /// The fusion pattern: declared by the operator for kOp, computed from the function by
   /// AnnotateOpPattern for kPrimFunc, the group's for kGraph.
   OpPattern pattern = OpPattern::kOpaque;

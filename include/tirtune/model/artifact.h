@@ -1,7 +1,10 @@
 // The compiled-model artifact: a directory holding
-//   manifest.json   {"format": "tirtune-model", "version": 2, "target": T, "source": ...,
+//   manifest.json   {"format": "tirtune-model", "version": 3, "target": T, "source": ...,
 //                    "functions": [{"name", "object", "ir", "tuned", "best_seconds"?, "weight",
-//                                   "workload_key", "fallback_reason"?}], "graph": "graph.json",
+//                                   "workload_key", "fallback_reason"?}
+//                                  or, for a function a library runs (version 3), "library": the
+//                                  composite's description (offload/library.h CompositeToJson)
+//                                  in place of "object"], "graph": "graph.json",
 //                    "weights": "weights.bin",
 //                    "files": {PATH: SHA-256 hex} for every other file (version 2; version 1
 //                    artifacts, without it, still load)}
@@ -26,13 +29,15 @@
 namespace tirtune::model {
 
 inline constexpr const char* kArtifactFormat = "tirtune-model";
-inline constexpr int kArtifactVersion = 2;
+inline constexpr int kArtifactVersion = 3;
 
 struct ArtifactFunction {
   std::string name;
-  std::string object_file;  // relative to the directory
+  std::string object_file;  // relative to the directory; empty for a library function
   std::string ir_file;      // relative to the directory
   bool tuned = false;
+  /// A function a library runs: the composite's description (JSON text); empty otherwise.
+  std::string library;
 };
 
 enum class ArtifactValueKind { kInput, kConstant, kCall };

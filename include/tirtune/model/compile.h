@@ -31,8 +31,13 @@ struct CompiledTask {
   /// For a tuned task whose best record did not replay: which record was used, and why the
   /// better ones were passed over. Empty otherwise.
   std::string note;
-  /// The object file, relative to the artifact directory.
+  /// The object file, relative to the artifact directory (empty when a library runs it).
   std::string object_file;
+  /// A function a library runs: what runs it ("oneDNN conv2d for %relu (bias, post-ops relu)"
+  /// for its first call). Empty otherwise.
+  std::string library;
+  /// With --offload always, why a composite still got a kernel (the library declined it).
+  std::string offload_note;
   double compile_ms = 0;
 };
 
@@ -42,6 +47,9 @@ struct CompileModelOptions {
   Database* db = nullptr;
   /// Where the model came from (written to the manifest).
   std::string source;
+  /// kAlways: a function whose every call is a composite (the model was fused with
+  /// OffloadPatterns) runs on its library, unless the library declines it.
+  Offload offload = Offload::kNever;
   /// When set and it becomes true (a signal handler's flag), compiling stops before the next
   /// function with Interrupted; the half-written directory is removed and an artifact already
   /// at `dir` stays as it was. Default none.

@@ -3,7 +3,8 @@
 // (buffers reused once a value is dead) — and runs the calls in order. An artifact compiled for a
 // cuda target runs on this host's GPU (device 0): its GpuPrograms loaded into the device's
 // context, the constants uploaded once, every value kept in device memory between calls, only the
-// inputs and outputs copied per run.
+// inputs and outputs copied per run. A function a library runs (offload/library.h) gets one
+// library kernel per call, built at load with that call's constants.
 #pragma once
 
 #include <memory>
@@ -13,6 +14,7 @@
 #include "tirtune/codegen/build.h"
 #include "tirtune/graph/graph.h"
 #include "tirtune/model/artifact.h"
+#include "tirtune/offload/library.h"
 #include "tirtune/support/ndarray.h"
 
 namespace tirtune::model {
@@ -52,6 +54,9 @@ class GraphExecutor {
 
  private:
   void RunCalls(std::vector<double>* seconds);
+  std::unique_ptr<offload::LibraryKernel> BuildLibraryKernel(const std::string& dir,
+                                                             const ArtifactCall& call,
+                                                             const ArtifactFunction& f) const;
   void LoadInputsAndConstants(const std::string& dir);
   void LoadGpu(const std::string& dir);
   std::vector<NDArray> RunGpu();
@@ -61,7 +66,8 @@ class GraphExecutor {
 
   Artifact artifact_;
   Target target_;
-  std::vector<std::unique_ptr<Kernel>> kernels_;
+  std::vector<std::unique_ptr<Kernel>> kernels_;  // per function; null for a library's
+  std::vector<std::unique_ptr<offload::LibraryKernel>> library_kernels_;  // per call
   std::vector<NDArray> blobs_;  // storage: inputs, constants, pooled intermediates
   std::vector<void*> data_;     // per value: where its elements live
   std::vector<std::vector<void*>> call_args_;

@@ -7,14 +7,30 @@
 #include <vector>
 
 #include "tirtune/graph/extract_tasks.h"
+#include "tirtune/codegen/target.h"
 #include "tirtune/graph/graph.h"
+#include "tirtune/graph/pattern.h"
 
 namespace tirtune::model {
 
-/// The standard graph pipeline (graph/passes.h): SimplifyInference → LegalizeOps →
-/// AnnotateOpPattern → FoldConstants → FuseOps → FuseTIR → EliminateDeadCode. Every call of the
-/// result is a PrimFunc call.
-graph::Graph FuseModel(const graph::Graph& graph);
+/// Whether functions a library backend can run (offload/library.h) are handed to it.
+enum class Offload {
+  kNever,   // every function is a tuned (or default-scheduled) kernel; no pattern partitioning
+  kAlways,  // every composite of a library's patterns runs on the library
+};
+/// "never" or "always"; UserError naming the choices otherwise.
+Offload ParseOffload(const std::string& text);
+const char* OffloadName(Offload offload);
+/// The library patterns `offload` partitions with on `target` (none for kNever; UserError for a
+/// target no library backend serves, such as cuda).
+std::vector<graph::FusionPattern> OffloadPatterns(Offload offload, const Target& target);
+
+/// The standard graph pipeline (graph/passes.h): SimplifyInference → [FuseOpsByPattern with
+/// `patterns`, when there are any] → LegalizeOps → AnnotateOpPattern → FoldConstants → FuseOps →
+/// FuseTIR → EliminateDeadCode. Every call of the result is a PrimFunc call; a composite's keeps
+/// its Composite and Codegen attributes and its operators.
+graph::Graph FuseModel(const graph::Graph& graph,
+                       const std::vector<graph::FusionPattern>& patterns = {});
 
 /// A fused model and its tasks.
 struct ModelTasks {
@@ -30,6 +46,7 @@ ModelTasks ExtractModelTasks(graph::Graph fused);
 
 /// Imports the ONNX model at `path` (graph/onnx_import.h), fuses it and extracts its tasks.
 /// UserError for a file that cannot be read or imported.
-ModelTasks LoadOnnxModel(const std::string& path);
+ModelTasks LoadOnnxModel(const std::string& path,
+                         const std::vector<graph::FusionPattern>& patterns = {});
 
 }  // namespace tirtune::model

@@ -3,12 +3,13 @@
 // composite, a LibraryKernel: the library's primitives created and constant weights reordered
 // into the library's preferred layout once, then run on the call's arguments any number of times.
 //
-//   const LibraryBackend& dnnl = DnnlBackend();
-//   PatternFusionResult r = FuseOpsByPattern(graph, dnnl.Patterns());
-//   std::unique_ptr<LibraryKernel> k = dnnl.Build(composite_call, constant_args, {.threads = 2});
-//   k->Run(args, &out);
+//   const LibraryBackend* dnnl = DnnlBackend();
+//   PatternFusionResult r = FuseOpsByPattern(graph, dnnl->Patterns());
+//   std::unique_ptr<LibraryKernel> k = dnnl->Build(r.graph, r.graph.call(0), {.threads = 2});
+//   k->Run({x.raw(), w.raw()}, out.raw());
 #pragma once
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -17,7 +18,6 @@
 #include "tirtune/graph/graph.h"
 #include "tirtune/graph/pattern.h"
 #include "tirtune/support/error.h"
-#include "tirtune/support/ndarray.h"
 
 namespace tirtune::offload {
 
@@ -32,9 +32,10 @@ class LibraryDeclined : public UserError {
 class LibraryKernel {
  public:
   virtual ~LibraryKernel() = default;
-  /// Runs on `args` (the composite call's arguments, in order; constants included) and writes
-  /// `out`, which has the call's type. Not thread-safe: one caller at a time.
-  virtual void Run(const std::vector<const NDArray*>& args, NDArray* out) = 0;
+  /// Runs on `args` (the elements of the composite call's arguments, in order, of the types
+  /// Build saw; constants included) and writes `out`, the call's result. Not thread-safe: one
+  /// caller at a time.
+  virtual void Run(const std::vector<const void*>& args, void* out) = 0;
   /// What the library runs, for messages: "oneDNN convolution (NHWC, weights reordered to
   /// Acdb16a) + sum + eltwise_relu".
   virtual std::string Describe() const = 0;
@@ -59,6 +60,25 @@ class LibraryBackend {
   virtual std::unique_ptr<LibraryKernel> Build(const graph::Graph& graph, const graph::Call& call,
                                                const LibraryOptions& options) const = 0;
 };
+
+/// The backend named `name` ("dnnl"), or nullptr.
+const LibraryBackend* FindBackend(const std::string& name);
+
+/// The composite call `call` of `graph` standing alone, as a backend reads it: a graph whose
+/// values are the call's arguments (constants with their data, the others inputs, names kept)
+/// and whose one call is the composite (CallKind::kGraph, attributes Composite and Codegen, a body
+/// of operator calls), with the call's output name. `call` is a composite of FuseOpsByPattern or
+/// a composite's PrimFunc call after the pipeline, whose legalized body still names each
+/// operator and its attributes.
+graph::Graph StandaloneComposite(const graph::Graph& graph, const graph::Call& call);
+
+/// A standalone composite as JSON text, for an artifact: its attributes, the types of its
+/// arguments (which are constants), its operators with their attributes and arguments. The
+/// constants' data is not in it: CompositeFromJson takes it back as `constants` (argument index
+/// -> data; every argument that was a constant must have it). UserError naming the field for a
+/// damaged text.
+std::string CompositeToJson(const graph::Graph& standalone);
+graph::Graph CompositeFromJson(const std::string& json, const std::map<int, NDArray>& constants);
 
 /// The oneDNN backend (CPU): conv1d/2d/3d (grouped, depthwise, strided, dilated), dense and
 /// matmul, each with a bias and the post-ops oneDNN fuses (sum, relu, clip, gelu) in the
