@@ -1,6 +1,8 @@
 // Build, then run: the measurement pipeline of one batch.
 #include "tirtune/measure/measurer.h"
 
+#include <fmt/format.h>
+
 #include <chrono>
 #include <fstream>
 
@@ -74,7 +76,30 @@ std::vector<MeasureResult> Measurer::Measure(const MeasureTask& task,
                                              const SlowCutoff& cutoff,
                                              const MeasureCallback& on_result) {
   auto start = std::chrono::steady_clock::now();
-  std::vector<BuildResult> built = builder_.Build(scheduled, task.target);
+  // Library candidates are not compiled: the runner builds the library's kernel.
+  std::vector<PrimFunc> compiled;
+  std::vector<size_t> compiled_index;
+  for (size_t i = 0; i < scheduled.size(); ++i) {
+    if (OffloadedComposite(scheduled[i]).empty()) {
+      compiled.push_back(scheduled[i]);
+      compiled_index.push_back(i);
+    }
+  }
+  std::vector<BuildResult> built(scheduled.size());
+  std::vector<BuildResult> compiled_built = builder_.Build(compiled, task.target);
+  for (size_t j = 0; j < compiled.size(); ++j) {
+    built[compiled_index[j]] = std::move(compiled_built[j]);
+  }
+  for (size_t i = 0; i < scheduled.size(); ++i) {
+    std::string composite = OffloadedComposite(scheduled[i]);
+    if (composite.empty()) continue;
+    built[i].func_name = scheduled[i]->name;
+    if (task.library.empty() || task.target.is_cuda()) {
+      built[i].status = BuildStatus::kCodegenError;
+      built[i].message = fmt::format("offloaded to {}, but no library can run this function{}",
+                                     composite, task.target.is_cuda() ? " on a GPU" : "");
+    }
+  }
   last_.build = SecondsSince(start);
 
   start = std::chrono::steady_clock::now();
@@ -89,6 +114,7 @@ std::vector<MeasureResult> Measurer::Measure(const MeasureTask& task,
       continue;
     }
     candidates.push_back(CandidateFor(task, std::move(built[i])));
+    if (!OffloadedComposite(scheduled[i]).empty()) candidates.back().library = task.library;
     slots.push_back(i);
   }
   MeasureCallback forward;

@@ -376,7 +376,8 @@ std::vector<MeasureResult> RunnerPool::Measure(const std::vector<MeasureCandidat
                          CutAfter(cutoff, known, config_.timer),
                          c.reduction_length,
                          c.expected,
-                         c.return_outputs};
+                         c.return_outputs,
+                         c.library};
       double timeout = config_.timeout_s;
       if (cutoff.factor > 0 && known > 0) {
         timeout = std::min(timeout, cutoff.grace_s + 2 * cutoff.factor * known);

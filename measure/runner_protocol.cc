@@ -14,8 +14,8 @@
 namespace tirtune {
 namespace {
 
-// Version 2 added return_outputs and outputs; reply version 3 `restart`.
-constexpr uint32_t kRequestMagic = 0x54525132;  // "TRQ2"
+// Version 2 added return_outputs and outputs, version 3 `library`; reply version 3 `restart`.
+constexpr uint32_t kRequestMagic = 0x54525133;  // "TRQ3"
 constexpr uint32_t kReplyMagic = 0x54525033;    // "TRP3"
 
 using Writer = ByteWriter;
@@ -88,6 +88,7 @@ std::string SerializeRequest(const RunRequest& request) {
   w.Pod<double>(request.reduction_length);
   WriteArrays(w, request.expected);
   w.Pod<uint8_t>(request.return_outputs ? 1 : 0);
+  w.String(request.library);
   return w.Take();
 }
 
@@ -115,6 +116,7 @@ RunRequest DeserializeRequest(const std::string& payload) {
   request.reduction_length = r.Pod<double>();
   request.expected = ReadArrays(r);
   request.return_outputs = r.Pod<uint8_t>() != 0;
+  request.library = r.String();
   return request;
 }
 

@@ -4,12 +4,14 @@
 #include <chrono>
 #include <cstdio>
 #include <exception>
+#include <map>
 #include <memory>
 
 #include "tirtune/codegen/build.h"
 #include "tirtune/codegen/target.h"
 #include "tirtune/interp/interpreter.h"
 #include "tirtune/measure/verify.h"
+#include "tirtune/offload/library.h"
 
 namespace tirtune {
 RunReply FailureReply(ReplyKind kind, std::string message) {
@@ -52,8 +54,67 @@ std::optional<RunReply> ReplyBeforeTiming(const RunRequest& request, std::vector
   return std::nullopt;
 }
 
+namespace {
+
+// Seeded random arguments, exactly as InterpretWithRandomInputs draws them.
+std::vector<NDArray> SeededArgs(const RunRequest& request) {
+  std::vector<NDArray> args;
+  for (size_t i = 0; i < request.args.size(); ++i) {
+    const ArgSpec& spec = request.args[i];
+    NDArray a = NDArray::Empty(spec.shape, spec.dtype);
+    RandomRange range = RandomRangeFor(spec.dtype);
+    a.FillRandom(request.seed + i, range.lo, range.hi);
+    args.push_back(std::move(a));
+  }
+  return args;
+}
+
+// A library candidate: the library's kernel built on the seeded parameters (the composite's
+// arguments, its constants among them, then its result), verified and timed like an object.
+RunReply HandleLibraryRequest(const RunRequest& request) {
+  std::vector<NDArray> args = SeededArgs(request);
+  if (args.empty()) return FailureReply(ReplyKind::kRuntimeError, "a library call without result");
+  std::unique_ptr<offload::LibraryKernel> kernel;
+  try {
+    std::map<int, NDArray> constants;  // every argument may be one; the description says which
+    for (size_t i = 0; i + 1 < args.size(); ++i) constants[static_cast<int>(i)] = args[i];
+    graph::Graph composite = offload::CompositeFromJson(request.library, constants);
+    const graph::Call& call = composite.call(0);
+    const std::string backend = call.attrs.GetString(graph::kCodegenAttr);
+    const offload::LibraryBackend* library = offload::FindBackend(backend);
+    if (library == nullptr) throw UserError("no library backend '" + backend + "'");
+    Target target = Target::Parse(request.target);
+    kernel = library->Build(composite, call, {.threads = target.num_cores});
+  } catch (const std::exception& e) {
+    return FailureReply(ReplyKind::kRuntimeError,
+                        std::string("cannot build the library's kernel: ") + e.what());
+  }
+  std::vector<const void*> inputs;
+  for (size_t i = 0; i + 1 < args.size(); ++i) inputs.push_back(args[i].raw());
+  void* out = args.back().raw();
+  auto start = std::chrono::steady_clock::now();
+  kernel->Run(inputs, out);
+  double first_run =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  RunReply reply;
+  if (std::optional<RunReply> early = ReplyBeforeTiming(request, args, first_run, &reply)) {
+    return *early;
+  }
+  reply.timing = TimeFunction([&] { kernel->Run(inputs, out); }, request.timer);
+  return reply;
+}
+
+}  // namespace
+
 RunReply HandleRunRequest(const RunRequest& request) {
   if (request.target.rfind("cuda", 0) == 0) return HandleGpuRunRequest(request);
+  if (!request.library.empty()) {
+    try {
+      return HandleLibraryRequest(request);
+    } catch (const std::exception& e) {
+      return FailureReply(ReplyKind::kRuntimeError, e.what());
+    }
+  }
   try {
     // Step 1. Link the object into this process.
     std::unique_ptr<Kernel> kernel;
@@ -65,14 +126,7 @@ RunReply HandleRunRequest(const RunRequest& request) {
     }
 
     // Step 2. Seeded random arguments, exactly as InterpretWithRandomInputs draws them.
-    std::vector<NDArray> args;
-    for (size_t i = 0; i < request.args.size(); ++i) {
-      const ArgSpec& spec = request.args[i];
-      NDArray a = NDArray::Empty(spec.shape, spec.dtype);
-      RandomRange range = RandomRangeFor(spec.dtype);
-      a.FillRandom(request.seed + i, range.lo, range.hi);
-      args.push_back(std::move(a));
-    }
+    std::vector<NDArray> args = SeededArgs(request);
 
     // Step 3. Run once and verify; a wrong kernel is never timed.
     auto start = std::chrono::steady_clock::now();

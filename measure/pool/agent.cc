@@ -280,6 +280,7 @@ class Agent {
       c.seed = request.seed;
       c.expected = std::move(request.expected);
       c.reduction_length = request.reduction_length;
+      c.library = std::move(request.library);
     } catch (const UserError& e) {
       *why = fmt::format("bad task blob {}: {}", job.task_sha.substr(0, 16), e.what());
       return;

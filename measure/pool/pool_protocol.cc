@@ -361,6 +361,7 @@ std::string TaskBlob(const MeasureCandidate& c) {
   r.seed = c.seed;
   r.reduction_length = c.reduction_length;
   r.expected = c.expected;
+  r.library = c.library;
   return SerializeRequest(r);
 }
 

@@ -56,7 +56,7 @@ std::string TaskKeyOf(const MeasureCandidate& c) {
   for (const NDArray& e : c.expected) {
     key += fmt::format("{}:{},", e.defined() ? e.raw() : nullptr, e.defined() ? e.nbytes() : 0);
   }
-  return key;
+  return key + c.library;
 }
 
 }  // namespace

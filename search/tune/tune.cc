@@ -9,12 +9,14 @@
 #include <chrono>
 #include <exception>
 #include <fstream>
+#include <iterator>
 #include <limits>
 #include <mutex>
 #include <optional>
 #include <unordered_set>
 
 #include "tirtune/ir/flop_count.h"
+#include "tirtune/schedule/json_text.h"
 #include "tirtune/search/task_scheduler.h"
 #include "tirtune/support/error.h"
 #include "tirtune/support/version.h"
@@ -89,6 +91,11 @@ struct TaskState {
   TaskResult result;
   PrimFunc func;
   MeasureTask measure;
+  /// The composite a library can run in the function's place (TuneTask::library), and whether
+  /// its library candidate is still to be measured.
+  std::string library;
+  std::string composite;
+  bool library_pending = false;
   std::unique_ptr<SearchStrategy> strategy;
   std::string model_group;  // the cost model's task key: the workload's structural hash
   std::vector<Trace> design_spaces;
@@ -132,7 +139,17 @@ bool TrainsTheModel(RecordStatus status) {
   return status != RecordStatus::kBuildError && status != RecordStatus::kRunnerLost &&
          status != RecordStatus::kDeviceLost;
 }
-bool TrainsTheModel(const TuningRecord& r) { return TrainsTheModel(r.status); }
+/// A library record's time is the library's, not the loops': it never trains the cost model.
+bool Offloads(const TuningRecord& r) {
+  if (!r.trace.is_object() || !r.trace.contains("insts") || !r.trace["insts"].is_array()) {
+    return false;
+  }
+  for (const nlohmann::json& inst : r.trace["insts"]) {
+    if (inst.is_object() && inst.contains("kind") && inst["kind"] == "Offload") return true;
+  }
+  return false;
+}
+bool TrainsTheModel(const TuningRecord& r) { return TrainsTheModel(r.status) && !Offloads(r); }
 
 /// Adds to `set` records of the workloads of `db` not being tuned (`tuned`), on `target`: at most
 /// options.pretrain_per_workload of each (fewer when options.pretrain_max_others would be passed),
@@ -231,6 +248,13 @@ ReplayedRecords SetUpTasks(TuneRun& run, const std::vector<TuneTask>& tasks,
     TaskState s;
     s.func = task.func;
     s.result.name = task.name;
+    if (!task.library.empty() && !options.target.is_cuda()) {
+      s.library = task.library;
+      s.composite = ParseJsonText(task.library, "a task's library composite")
+                        .at("composite")
+                        .get<std::string>();
+      s.library_pending = true;
+    }
     s.result.flops = task.flops > 0 ? task.flops : EstimateFlops(task.func);
     WorkloadEntry entry = run.db.CommitWorkload(task.func);
     s.result.workload = entry.id;
@@ -265,7 +289,7 @@ ReplayedRecords SetUpTasks(TuneRun& run, const std::vector<TuneTask>& tasks,
         s.result.best_seconds = r.median_secs;
         s.result.best_trace = r.trace;
       }
-      if (run.budget == 0) continue;
+      if (run.budget == 0 || Offloads(r)) continue;
       if (std::optional<Schedule> sch = ReplayRecord(s.func, r.trace)) {
         warm.emplace_back(std::move(*sch), *r.median_secs);
       }
@@ -286,6 +310,7 @@ ReplayedRecords SetUpTasks(TuneRun& run, const std::vector<TuneTask>& tasks,
       std::optional<Schedule> sch = ReplayRecord(s.func, r.trace);
       if (!sch) continue;
       measured.insert(CandidateKey(*sch));
+      if (Offloads(r)) s.library_pending = false;  // measured in an earlier run
       if (TrainsTheModel(r)) own_stored.Add(std::move(*sch), r, s.model_group);
     }
     stored[t].clear();
@@ -294,6 +319,7 @@ ReplayedRecords SetUpTasks(TuneRun& run, const std::vector<TuneTask>& tasks,
     reference.stop = options.stop;
     try {
       s.measure = MakeMeasureTask(s.func, options.target, options.seed, reference);
+      s.measure.library = s.library;
     } catch (const Interrupted&) {
       run.out.interrupted = true;
       break;
@@ -355,8 +381,18 @@ void TrainOnStoredRecords(TuneRun& run, const std::unordered_set<WorkloadId>& tu
 std::vector<Schedule> Propose(TuneRun& run, TaskState& s, int n) {
   auto search_start = Clock::now();
   std::vector<Schedule> candidates;
+  // The library's kernel is measured once, in the task's first batch, like any candidate.
+  if (s.library_pending && n > 0) {
+    Schedule library(s.func);
+    library.Offload(s.composite);
+    candidates.push_back(std::move(library));
+    s.library_pending = false;
+    --n;
+  }
   try {
-    candidates = s.strategy->GenerateMeasureCandidates(n);
+    std::vector<Schedule> searched = s.strategy->GenerateMeasureCandidates(n);
+    candidates.insert(candidates.end(), std::make_move_iterator(searched.begin()),
+                      std::make_move_iterator(searched.end()));
   } catch (const std::exception& e) {
     // A bug in a rule, postprocessor or mutator ends this task, not the run.
     s.result.stopped = std::string("error: ") + e.what();
@@ -365,8 +401,6 @@ std::vector<Schedule> Propose(TuneRun& run, TaskState& s, int n) {
     return {};
   }
   run.out.search_seconds += SecondsSince(search_start);
-  TT_ICHECK(static_cast<int>(candidates.size()) <= n, "asked for {} candidates, got {}", n,
-            candidates.size());
   if (!candidates.empty()) return candidates;
   s.result.stopped = "exhausted";
   std::string why = s.result.trials + s.result.trials_before == 0
@@ -461,10 +495,13 @@ int CommitBatch(TuneRun& run, TaskState& s, const Batch& batch) {
 void Learn(TuneRun& run, TaskState& s, const Batch& batch) {
   auto learn_start = Clock::now();
   std::vector<double> seconds;
+  std::vector<Schedule> searched;  // the strategy's own candidates: not the library's
   std::vector<Schedule> learnable;
   std::vector<double> learnable_secs;
   for (size_t i = 0; i < batch.results.size(); ++i) {
     const MeasureResult& r = batch.results[i];
+    if (!OffloadedComposite(batch.candidates[i].func()).empty()) continue;
+    searched.push_back(batch.candidates[i]);
     seconds.push_back(r.ok() ? r.median : kInf);
     if (TrainsTheModel(ToRecordStatus(r.status))) {
       learnable.push_back(batch.candidates[i]);
@@ -477,7 +514,7 @@ void Learn(TuneRun& run, TaskState& s, const Batch& batch) {
     samples.push_back(CostSample{s.model_group, std::move(f[i]), learnable_secs[i]});
   }
   run.model->Update(samples);
-  s.strategy->NotifyRunnerResults(batch.candidates, seconds);
+  s.strategy->NotifyRunnerResults(searched, seconds);
   run.out.search_seconds += SecondsSince(learn_start);
 }
 

@@ -34,7 +34,7 @@ struct ModelCompileCli {
   std::string db;
   std::string target;
   std::string output;
-  std::string offload = "never";
+  std::string offload = "measured";
 };
 
 void RunModelCompile(const ModelCompileCli& opts, const GlobalOptions& global) {
@@ -102,7 +102,9 @@ void RunModelCompile(const ModelCompileCli& opts, const GlobalOptions& global) {
       compiled.size() - tuned - offloaded);
   for (const model::CompiledTask& t : compiled) {
     if (!t.library.empty()) {
-      fmt::print("  library  {} (x{}): {}\n", t.name, t.weight, t.library);
+      fmt::print("  library  {} (x{}): {}{}\n", t.name, t.weight, t.library,
+                 t.best_seconds ? fmt::format(", measured {:.4f} ms", *t.best_seconds * 1e3)
+                                : std::string());
     } else if (t.tuned) {
       fmt::print("  tuned    {} (x{}): best {:.4f} ms{}\n", t.name, t.weight,
                  t.best_seconds.value_or(0) * 1e3, t.note.empty() ? "" : "; " + t.note);
@@ -268,9 +270,10 @@ void AddModelCommands(CLI::App& app, const GlobalOptions& global) {
   compile_cmd->add_option("-o,--output", compile->output, "the artifact directory")->required();
   compile_cmd
       ->add_option("--offload", compile->offload,
-                   "never: every function a kernel; always: functions a library's patterns match "
-                   "(oneDNN convolutions and matrix products with their epilogues) run on the "
-                   "library")
+                   "measured: a function a library can run (oneDNN convolutions and matrix "
+                   "products with their epilogues) runs on it where its record, measured while "
+                   "tuning, beat the tuned kernels; always: on the library regardless; never: "
+                   "every function a kernel")
       ->capture_default_str();
   compile_cmd->callback([compile, &global] { RunModelCompile(*compile, global); });
 

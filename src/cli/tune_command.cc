@@ -37,7 +37,7 @@ struct TuneCli {
   std::string log_file;
   std::string cost_model_file;
   std::vector<std::string> onnx_models;
-  std::string offload = "never";
+  std::string offload = "measured";
   bool resume = false;
   RunnerCli runner;
   TuneOptions options;
@@ -81,15 +81,11 @@ std::vector<TuneTask> LoadTasks(const TuneCli& opts) {
     model::ModelTasks model_tasks =
         model::LoadOnnxModel(file, model::OffloadPatterns(offload, target));
     for (size_t t = 0; t < model_tasks.tasks.size(); ++t) {
-      bool all_composite = true;
-      for (size_t c = 0; c < model_tasks.call_task.size(); ++c) {
-        if (model_tasks.call_task[c] != static_cast<int>(t)) continue;
-        all_composite = all_composite && model_tasks.fused.call(static_cast<int>(c))
-                                             .attrs.Has(graph::kCompositeAttr);
-      }
-      if (offload == model::Offload::kAlways && all_composite) continue;
+      std::string library = model::TaskLibrary(model_tasks, static_cast<int>(t));
+      if (offload == model::Offload::kAlways && !library.empty()) continue;
       const graph::Task& task = model_tasks.tasks[t];
-      tasks.push_back(TuneTask{task.name, task.func, static_cast<double>(task.weight), 0});
+      tasks.push_back(
+          TuneTask{task.name, task.func, static_cast<double>(task.weight), 0, library});
     }
 #else
     TT_USER_ERROR("this tirtune was built without ONNX support (libonnx-dev): cannot read '{}'",
@@ -257,8 +253,9 @@ void AddTuneCommand(CLI::App& app, const GlobalOptions& global) {
   cmd->add_option("--model", opts->onnx_models,
                   "an ONNX model: tune every fused function of it (repeatable)");
   cmd->add_option("--offload", opts->offload,
-                  "with --model: never, or always (the functions a library runs, as compile "
-                  "--offload always will, are not tuned)")
+                  "with --model: measured (a library's kernel is measured beside the tuned ones "
+                  "for every function it can run), never, or always (the functions a library "
+                  "runs, as compile --offload always will, are not tuned)")
       ->capture_default_str();
   cmd->add_option("--cost-model-file", opts->cost_model_file,
                   "load the cost model from, and save it to, FILE");

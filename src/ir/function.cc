@@ -32,4 +32,17 @@ PrimFunc PrimFunc::WithName(std::string name) const {
   return PrimFunc(std::move(name), get()->params, get()->body, get()->attrs);
 }
 
+PrimFunc PrimFunc::WithAttr(const std::string& key, Expr value) const {
+  std::map<std::string, Expr> attrs = get()->attrs;
+  attrs[key] = std::move(value);
+  return PrimFunc(get()->name, get()->params, get()->body, std::move(attrs));
+}
+
+std::string OffloadedComposite(const PrimFunc& func) {
+  auto it = func->attrs.find(kOffloadAttr);
+  if (it == func->attrs.end()) return "";
+  const auto* s = it->second.as<StringImmNode>();
+  return s != nullptr ? s->value : "";
+}
+
 }  // namespace tirtune

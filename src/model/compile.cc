@@ -80,6 +80,8 @@ void Publish(const fs::path& staging, const fs::path& dir) {
 struct BuiltTask {
   std::string bytes;
   std::string extension;  // of its file in kernels/
+  /// Instead, with --offload measured: the best record is the library's; its description.
+  std::optional<std::string> library = std::nullopt;
 };
 
 BuiltTask BuildForTarget(const PrimFunc& scheduled, const std::string& name, const Target& target) {
@@ -88,9 +90,41 @@ BuiltTask BuildForTarget(const PrimFunc& scheduled, const std::string& name, con
   return {GpuProgram::Of(module, CompileCudaGated(module, target)).Serialize(), ".gpu"};
 }
 
-// A task built: its best record replayed, or the default schedule.
-BuiltTask BuildTask(const graph::Task& task, const CompileModelOptions& options,
+// The composite description of task `task` when a library runs every call of it, checked by
+// building each call's kernel; nullopt (with the reason in `report`) when it does not.
+std::optional<std::string> LibraryFunction(const ModelTasks& model, int task,
+                                           const CompileModelOptions& options,
+                                           CompiledTask* report) {
+  if (options.offload == Offload::kNever) return std::nullopt;
+  std::optional<std::string> description;
+  for (size_t c = 0; c < model.fused.calls().size(); ++c) {
+    if (model.call_task[c] != task) continue;
+    const graph::Call& call = model.fused.call(static_cast<int>(c));
+    if (!call.attrs.Has(graph::kCompositeAttr)) return std::nullopt;
+    graph::Graph standalone = offload::StandaloneComposite(model.fused, call);
+    const std::string backend = call.attrs.GetString(graph::kCodegenAttr);
+    const offload::LibraryBackend* library = offload::FindBackend(backend);
+    if (library == nullptr) TT_USER_ERROR("no library backend '{}'", backend);
+    try {
+      std::unique_ptr<offload::LibraryKernel> kernel =
+          library->Build(standalone, standalone.call(0), {.threads = options.target.num_cores});
+      if (!description) {
+        report->library = kernel->Describe();
+        description = offload::CompositeToJson(standalone);
+      }
+    } catch (const offload::LibraryDeclined& e) {
+      report->offload_note = e.what();
+      return std::nullopt;
+    }
+  }
+  return description;
+}
+
+// A task built: its best record replayed (with --offload measured, a library record: the
+// library), or the default schedule.
+BuiltTask BuildTask(const ModelTasks& model, int t, const CompileModelOptions& options,
                     CompiledTask* report) {
+  const graph::Task& task = model.tasks[t];
   report->fallback_reason = "no database";
   if (options.db != nullptr) {
     // The best records in order: one that no longer replays or builds (an older program's
@@ -104,7 +138,24 @@ BuiltTask BuildTask(const graph::Task& task, const CompileModelOptions& options,
     std::string first_problem;
     for (size_t i = 0; i < best.size(); ++i) {
       std::string problem;
-      if (std::optional<Schedule> sch = ReplayRecord(task.func, best[i].trace)) {
+      std::optional<Schedule> sch = ReplayRecord(task.func, best[i].trace);
+      if (sch && !OffloadedComposite(sch->func()).empty()) {
+        // A library record: the library's kernel beat the tuned ones when it was measured.
+        std::optional<std::string> library;
+        if (options.offload == Offload::kMeasured) {
+          library = LibraryFunction(model, t, options, report);
+        }
+        if (library) {
+          report->best_seconds = best[i].median_secs;
+          report->fallback_reason.clear();
+          return BuiltTask{"", "", library};
+        }
+        problem = options.offload == Offload::kMeasured
+                      ? fmt::format("is the library's, which cannot run it now ({})",
+                                    report->offload_note.empty() ? "not a composite here"
+                                                                 : report->offload_note)
+                      : std::string("is the library's (compile with --offload measured)");
+      } else if (sch) {
         try {
           BuiltTask built = BuildForTarget(sch->func(), task.name, options.target);
           report->tuned = true;
@@ -148,36 +199,6 @@ BuiltTask BuildTask(const graph::Task& task, const CompileModelOptions& options,
     // The default schedule is only a speed-up: the function as written always lowers.
     return BuildForTarget(task.func, task.name, options.target);
   }
-}
-
-// The composite description of task `task` when a library runs every call of it, checked by
-// building each call's kernel; nullopt (with the reason in `report`) when it does not.
-std::optional<std::string> LibraryFunction(const ModelTasks& model, int task,
-                                           const CompileModelOptions& options,
-                                           CompiledTask* report) {
-  if (options.offload == Offload::kNever) return std::nullopt;
-  std::optional<std::string> description;
-  for (size_t c = 0; c < model.fused.calls().size(); ++c) {
-    if (model.call_task[c] != task) continue;
-    const graph::Call& call = model.fused.call(static_cast<int>(c));
-    if (!call.attrs.Has(graph::kCompositeAttr)) return std::nullopt;
-    graph::Graph standalone = offload::StandaloneComposite(model.fused, call);
-    const std::string backend = call.attrs.GetString(graph::kCodegenAttr);
-    const offload::LibraryBackend* library = offload::FindBackend(backend);
-    if (library == nullptr) TT_USER_ERROR("no library backend '{}'", backend);
-    try {
-      std::unique_ptr<offload::LibraryKernel> kernel =
-          library->Build(standalone, standalone.call(0), {.threads = options.target.num_cores});
-      if (!description) {
-        report->library = kernel->Describe();
-        description = offload::CompositeToJson(standalone);
-      }
-    } catch (const offload::LibraryDeclined& e) {
-      report->offload_note = e.what();
-      return std::nullopt;
-    }
-  }
-  return description;
 }
 
 std::string ValueKindName(graph::ValueKind kind) {
@@ -311,12 +332,20 @@ std::vector<CompiledTask> CompileModel(const ModelTasks& model, const std::strin
                         {"ir", ir_file},
                         {"weight", task.weight},
                         {"workload_key", task.workload_key}};
-    if (std::optional<std::string> library =
-            LibraryFunction(model, static_cast<int>(t), options, &r)) {
+    std::optional<std::string> library;
+    if (options.offload == Offload::kAlways) {
+      library = LibraryFunction(model, static_cast<int>(t), options, &r);
+    }
+    BuiltTask built;
+    if (!library) {
+      built = BuildTask(model, static_cast<int>(t), options, &r);
+      library = built.library;
+    }
+    if (library) {
       f["library"] = nlohmann::json::parse(*library);
       f["tuned"] = false;
+      if (r.best_seconds) f["best_seconds"] = *r.best_seconds;
     } else {
-      BuiltTask built = BuildTask(task, options, &r);
       r.object_file = "kernels/" + task.name + built.extension;
       files.Write(r.object_file, built.bytes);
       f["object"] = r.object_file;

@@ -14,15 +14,25 @@ namespace tirtune::model {
 Offload ParseOffload(const std::string& text) {
   if (text == "never") return Offload::kNever;
   if (text == "always") return Offload::kAlways;
-  TT_USER_ERROR("--offload must be never or always, not '{}'", text);
+  if (text == "measured") return Offload::kMeasured;
+  TT_USER_ERROR("--offload must be never, always or measured, not '{}'", text);
 }
 
 const char* OffloadName(Offload offload) {
-  return offload == Offload::kNever ? "never" : "always";
+  switch (offload) {
+    case Offload::kNever:
+      return "never";
+    case Offload::kAlways:
+      return "always";
+    case Offload::kMeasured:
+      return "measured";
+  }
+  return "?";
 }
 
 std::vector<graph::FusionPattern> OffloadPatterns(Offload offload, const Target& target) {
   if (offload == Offload::kNever) return {};
+  if (target.is_cuda() && offload == Offload::kMeasured) return {};  // no library to measure
   if (target.is_cuda()) {
     TT_USER_ERROR("--offload {}: no library backend serves cuda targets yet (oneDNN is for the "
                   "CPU); use --offload never",
@@ -61,6 +71,19 @@ ModelTasks ExtractModelTasks(graph::Graph fused) {
   }
   result.fused = std::move(fused);
   return result;
+}
+
+std::string TaskLibrary(const ModelTasks& model, int task) {
+  std::string description;
+  for (size_t c = 0; c < model.fused.calls().size(); ++c) {
+    if (model.call_task[c] != task) continue;
+    const graph::Call& call = model.fused.call(static_cast<int>(c));
+    if (!call.attrs.Has(graph::kCompositeAttr)) return "";
+    if (description.empty()) {
+      description = offload::CompositeToJson(offload::StandaloneComposite(model.fused, call));
+    }
+  }
+  return description;
 }
 
 ModelTasks LoadOnnxModel(const std::string& path,

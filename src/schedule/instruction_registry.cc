@@ -298,6 +298,17 @@ std::vector<RVRef> ApplyDecomposeReduction(Schedule& sch, const std::vector<Inst
                                            const json&, const json&) {
   return {sch.DecomposeReduction(InputBlock(in, 0), InputLoop(in, 1)).ref()};
 }
+void CheckOffload(const json& attrs, const json&) {
+  if (!attrs.contains("composite") || !attrs["composite"].is_string()) {
+    BadInstruction("Offload needs the attribute \"composite\" as a string");
+  }
+}
+std::vector<RVRef> ApplyOffload(Schedule& sch, const std::vector<InstInput>&, const json& attrs,
+                                const json&) {
+  sch.Offload(attrs.at("composite").get<std::string>());
+  return {};
+}
+
 std::vector<RVRef> ApplyEnterPostproc(Schedule& sch, const std::vector<InstInput>&, const json&,
                                       const json&) {
   sch.EnterPostproc();
@@ -324,6 +335,7 @@ const std::map<std::string, InstructionKind>& Registry() {
     add("Fuse",               1,       false, ApplyFuse);
     add("FuseReductionEpilogue", 1,    false, ApplyFuseReductionEpilogue);
     add("GetBlock",           1,       true,  ApplyGetBlock);
+    add("Offload",            1,       false, ApplyOffload);
     add("GetChildBlocks",     1,       true,  ApplyGetChildBlocks);
     add("GetConsumers",       1,       true,  ApplyGetConsumers);
     add("GetLoops",           1,       true,  ApplyGetLoops);
@@ -344,6 +356,7 @@ const std::map<std::string, InstructionKind>& Registry() {
     add("Vectorize",          1,       false, ApplyVectorize);
     m["SampleCategorical"].check = CheckSampleCategorical;
     m["SamplePerfectTile"].check = CheckSamplePerfectTile;
+    m["Offload"].check = CheckOffload;
     return m;
   }();
   return kinds;

@@ -118,6 +118,52 @@ TEST_F(ModelTest, OffloadAlwaysRunsTheLibrarysCompositesAndMatchesTheInterpreter
   EXPECT_THROW(ParseOffload("sometimes"), UserError);
 }
 
+// --offload measured: the library runs a function whose best record is the library's (a trace
+// that offloads), a tuned kernel one whose best record is tuned; --offload never passes over a
+// library record with the reason.
+TEST_F(ModelTest, OffloadMeasuredRunsTheLibraryWhereItsRecordIsTheBest) {
+  std::string path = WriteModel(OneTask(), dir_ / "one.onnx");
+  const Target target = Target::Parse("llvm -num-cores=2");
+  ModelTasks m = LoadOnnxModel(path, OffloadPatterns(Offload::kMeasured, target));
+  ASSERT_EQ(m.tasks.size(), 1u);
+  ASSERT_FALSE(TaskLibrary(m, 0).empty());
+  std::unique_ptr<Database> db = MakeMemoryDatabase();
+  WorkloadEntry entry = db->CommitWorkload(m.tasks[0].func);
+  auto record = [&](const Schedule& sch, double seconds) {
+    TuningRecord r;
+    r.workload = entry.id;
+    r.target = target.str();
+    r.trace = sch.trace().ToJson();
+    r.run_secs = {seconds};
+    return r;
+  };
+  Schedule library(m.tasks[0].func);
+  library.Offload("dnnl.dense");
+  Schedule tuned = DefaultSchedule(m.tasks[0].func, target);
+  db->CommitRecords({record(library, 1e-6), record(tuned, 2e-6)});
+  std::vector<CompiledTask> compiled = CompileAndCheck(path, db.get(), Offload::kMeasured);
+  ASSERT_EQ(compiled.size(), 1u);
+  EXPECT_NE(compiled[0].library.find("oneDNN dense"), std::string::npos) << compiled[0].library;
+  EXPECT_DOUBLE_EQ(compiled[0].best_seconds.value_or(0), 1e-6);
+
+  // Never: the tuned record, and a note on the library's.
+  compiled = CompileAndCheck(path, db.get(), Offload::kNever);
+  ASSERT_EQ(compiled.size(), 1u);
+  EXPECT_TRUE(compiled[0].library.empty());
+  EXPECT_TRUE(compiled[0].tuned);
+  EXPECT_NE(compiled[0].note.find("is the library's (compile with --offload measured)"),
+            std::string::npos)
+      << compiled[0].note;
+
+  // The tuned record faster: measured keeps the kernel.
+  std::unique_ptr<Database> db2 = MakeMemoryDatabase();
+  entry = db2->CommitWorkload(m.tasks[0].func);
+  db2->CommitRecords({record(library, 3e-6), record(tuned, 2e-6)});
+  compiled = CompileAndCheck(path, db2.get(), Offload::kMeasured);
+  EXPECT_TRUE(compiled[0].library.empty());
+  EXPECT_TRUE(compiled[0].tuned);
+}
+
 TEST_F(ModelTest, AStoredRecordIsReplayedAndReported) {
   std::string path = WriteModel(OneTask(), dir_ / "one.onnx");
   ModelTasks m = LoadOnnxModel(path);

@@ -12,7 +12,11 @@
 #include <filesystem>
 #include <set>
 
+#include "tirtune/graph/op_registry.h"
+#include "tirtune/graph/passes.h"
+#include "tirtune/graph/pattern.h"
 #include "tirtune/interp/interpreter.h"
+#include "tirtune/offload/library.h"
 #include "tirtune/measure/verify.h"
 #include "tirtune/te/workload_registry.h"
 
@@ -118,6 +122,57 @@ TEST_F(TuneTest, AResumedRunWithItsBudgetSpentReportsTheBestAndPreparesNoSearch)
   EXPECT_NE(lines.find("16 record(s) stored"), std::string::npos) << lines;
   EXPECT_NE(lines.find("budget spent"), std::string::npos) << lines;
   EXPECT_EQ(lines.find("design space"), std::string::npos) << lines;
+  EXPECT_EQ(db->Size(), 16u);
+}
+
+// conv2d + bias_add + relu fused as a oneDNN composite: the task's function and its library.
+TuneTask ConvComposite() {
+  graph::Graph g;
+  graph::ValueId x = g.AddInput("x", graph::F32({1, 14, 14, 16}));
+  NDArray w = NDArray::Empty({3, 3, 16, 16}, DataType::Float(32));
+  w.FillRandom(1);
+  NDArray b = NDArray::Empty({16}, DataType::Float(32));
+  b.FillRandom(2);
+  graph::ValueId v = graph::AddOpCall(&g, "conv", "conv2d", {x, g.AddConstant("w", w)}, {{"pad", 1}});
+  v = graph::AddOpCall(&g, "bias", "bias_add", {v, g.AddConstant("b", b)});
+  g.AddOutput(graph::AddOpCall(&g, "relu", "relu", {v}));
+  graph::Graph fused = graph::FuseTIR(graph::FuseOps(graph::AnnotateOpPattern(graph::LegalizeOps(
+      graph::FuseOpsByPattern(g, offload::DnnlBackend()->Patterns()).graph))));
+  const graph::Call& call = fused.call(0);
+  std::string library =
+      offload::CompositeToJson(offload::StandaloneComposite(fused, call));
+  return TuneTask{"conv_bias_relu", call.func, 1, 0, library};
+}
+
+// The library's kernel is measured once, in the first batch, verified like any candidate, and
+// stored as a record whose trace offloads; a resumed run does not measure it again.
+TEST_F(TuneTest, TheLibrarysKernelIsMeasuredOnceAsARecordOfItsOwn) {
+  std::string path = (dir_ / "t.db").string();
+  TuneTask task = ConvComposite();
+  auto library_records = [&](Database& db, WorkloadId w) {
+    std::vector<TuningRecord> found;
+    for (TuningRecord& r : db.RecordsOf(w)) {
+      std::optional<Schedule> sch = ReplayRecord(task.func, r.trace);
+      if (sch && OffloadedComposite(sch->func()) == "dnnl.conv2d") found.push_back(r);
+    }
+    return found;
+  };
+  WorkloadId workload;
+  {
+    std::unique_ptr<Database> db = OpenDatabase(path);
+    TuneResult r = Tune({task}, *db, SmallOptions(8));
+    workload = r.tasks[0].workload;
+    std::vector<TuningRecord> lib = library_records(*db, workload);
+    ASSERT_EQ(lib.size(), 1u);
+    EXPECT_EQ(lib[0].status, RecordStatus::kOk) << lib[0].error;
+    EXPECT_LE(*r.tasks[0].best_seconds, *lib[0].median_secs);
+    EXPECT_EQ(r.tasks[0].trials, 8);
+  }
+  std::unique_ptr<Database> db = OpenDatabase(path);
+  TuneOptions o = SmallOptions(16);
+  o.resume = true;
+  Tune({task}, *db, o);
+  EXPECT_EQ(library_records(*db, workload).size(), 1u);
   EXPECT_EQ(db->Size(), 16u);
 }
 

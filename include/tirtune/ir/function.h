@@ -34,6 +34,13 @@ class PrimFunc : public ObjectRef {
   const PrimFuncNode* operator->() const { return get(); }
   PrimFunc WithBody(Stmt body) const;
   PrimFunc WithName(std::string name) const;
+  PrimFunc WithAttr(const std::string& key, Expr value) const;
 };
+
+/// The function attribute Schedule::Offload sets: the composite (a FusionPattern's name,
+/// "dnnl.conv2d") whose library kernel runs in the function's place.
+inline constexpr const char* kOffloadAttr = "tirtune.offload";
+/// That attribute's value, or "" for a function that is compiled.
+std::string OffloadedComposite(const PrimFunc& func);
 
 }  // namespace tirtune

@@ -32,6 +32,10 @@ struct MeasureTask {
   double reduction_length = 1;
   /// Where `expected` came from ("interpreter", "unscheduled function, compiled").
   std::string reference_source;
+  /// The composite a library can run in the function's place (offload/library.h
+  /// CompositeToJson), or empty. A scheduled function that Schedule::Offload marked is measured
+  /// as that library's kernel.
+  std::string library;
 };
 
 /// Computes the reference outputs of `original` (ComputeReference). UserError when the function

@@ -67,6 +67,8 @@ struct MeasureCandidate {
   /// Run once and return every parameter (MeasureResult::outputs) instead of verifying and
   /// timing: computing a reference in a runner. Local runners only.
   bool return_outputs = false;
+  /// A library candidate: the composite's description, `object` empty (RunRequest::library).
+  std::string library;
 };
 
 /// The argument specs of `func`'s parameters; their shapes must be constant.

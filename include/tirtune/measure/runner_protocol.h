@@ -43,6 +43,11 @@ struct RunRequest {
   /// Run once and send every parameter back, without verifying or timing: how a reference is
   /// computed out of the tuner's process.
   bool return_outputs = false;
+  /// A library candidate (a function Schedule::Offload hands to a library): the composite's
+  /// description (offload/library.h CompositeToJson); `object` is then empty and the library's
+  /// kernel runs on the parameters (the composite's arguments, then its result), its constants
+  /// taken from the seeded parameters. Empty for a compiled candidate.
+  std::string library;
 };
 
 /// What a worker can say about a candidate. Timeouts and lost workers are seen by the parent only.

@@ -15,14 +15,17 @@ namespace tirtune::model {
 
 /// Whether functions a library backend can run (offload/library.h) are handed to it.
 enum class Offload {
-  kNever,   // every function is a tuned (or default-scheduled) kernel; no pattern partitioning
-  kAlways,  // every composite of a library's patterns runs on the library
+  kNever,     // every function is a tuned (or default-scheduled) kernel; no pattern partitioning
+  kAlways,    // every composite of a library's patterns runs on the library
+  kMeasured,  // a composite's library kernel is measured while tuning (a library record) and
+              // runs where it beat every tuned kernel of the function
 };
-/// "never" or "always"; UserError naming the choices otherwise.
+/// "never", "always" or "measured"; UserError naming the choices otherwise.
 Offload ParseOffload(const std::string& text);
 const char* OffloadName(Offload offload);
-/// The library patterns `offload` partitions with on `target` (none for kNever; UserError for a
-/// target no library backend serves, such as cuda).
+/// The library patterns `offload` partitions with on `target` (none for kNever, and for
+/// kMeasured on a target no library backend serves, such as cuda; kAlways there is a
+/// UserError).
 std::vector<graph::FusionPattern> OffloadPatterns(Offload offload, const Target& target);
 
 /// The standard graph pipeline (graph/passes.h): SimplifyInference → [FuseOpsByPattern with
@@ -43,6 +46,10 @@ struct ModelTasks {
 
 /// The tasks of a fused graph, with every call mapped to its task.
 ModelTasks ExtractModelTasks(graph::Graph fused);
+
+/// The composite description (offload/library.h CompositeToJson) of task `task` when every call
+/// of it is a composite of a library's patterns; empty otherwise.
+std::string TaskLibrary(const ModelTasks& model, int task);
 
 /// Imports the ONNX model at `path` (graph/onnx_import.h), fuses it and extracts its tasks.
 /// UserError for a file that cannot be read or imported.

@@ -137,6 +137,13 @@ class Schedule {
   void Unannotate(LoopRV loop, const std::string& key);
   void Unannotate(BlockRV block, const std::string& key);
 
+  // ---- Library offload.
+  /// Hands the whole function to a library: sets the function attribute kOffloadAttr to
+  /// `composite` (a FusionPattern's name, "dnnl.conv2d"), which the builder and the compiler
+  /// read to run the library's kernel instead of compiling the loops. The loops are left as
+  /// they are (the reference). A record whose trace offloads is a library record.
+  void Offload(const std::string& composite);
+
   /// Marks the end of the schedule proper; what follows are postprocessing steps.
   void EnterPostproc();
 

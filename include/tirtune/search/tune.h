@@ -30,6 +30,10 @@ struct TuneTask {
   double weight = 1;
   /// FLOPs of one run, for GFLOP/s; 0: EstimateFlops(func).
   double flops = 0;
+  /// The composite a library can run in the function's place (offload/library.h
+  /// CompositeToJson), or empty: its kernel is measured once, in the task's first batch, and
+  /// stored as a library record (a trace of one Offload) that competes with the tuned ones.
+  std::string library = "";
 };
 
 /// The state after a batch, or after each candidate while a batch is measured, for progress

@@ -2,6 +2,7 @@
 // are integers (int64), floats (float64) or strings; annotations steer later passes, e.g.
 // "pragma_auto_unroll_max_step" for the unroller. A value may also be a sampled integer (an
 // ExprRV), recorded as the instruction's second input instead of the "value" attribute.
+// offload: the function attribute that hands the whole function to a library.
 #include <fmt/format.h>
 
 #include "tirtune/ir/op.h"
@@ -95,6 +96,21 @@ void Schedule::Unannotate(BlockRV block_rv, const std::string& key) {
   if (check_only_) return;
   state_.Replace(realize, BlockWithAnnotations(realize, std::move(annotations)));
   Record("Unannotate", {block_rv.ref()}, {{"key", key}}, {});
+}
+
+void Schedule::Offload(const std::string& composite) {
+  if (composite.find('.') == std::string::npos || composite.front() == '.') {
+    throw SimpleScheduleError("OffloadError",
+                              fmt::format("'{}' names no library composite (BACKEND.KIND)",
+                                          composite),
+                              {});
+  }
+  if (!OffloadedComposite(func()).empty()) {
+    throw SimpleScheduleError("OffloadError", "the function is offloaded already", {});
+  }
+  if (check_only_) return;
+  state_.SetFunc(func().WithAttr(kOffloadAttr, StringImm(composite)));
+  Record("Offload", {}, {{"composite", composite}}, {});
 }
 
 }  // namespace tirtune
