@@ -17,6 +17,7 @@
 
 #include "tirtune/ir/flop_count.h"
 #include "tirtune/schedule/json_text.h"
+#include "stored_records.h"
 #include "tirtune/search/task_scheduler.h"
 #include "tirtune/support/error.h"
 #include "tirtune/support/version.h"
@@ -24,6 +25,10 @@
 namespace tirtune {
 namespace {
 
+using tune_detail::AddOtherWorkloads;
+using tune_detail::Offloads;
+using tune_detail::ReplayedRecords;
+using tune_detail::TrainsTheModel;
 using Clock = std::chrono::steady_clock;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
@@ -118,83 +123,6 @@ std::string WhyNoSample(const SpaceGenerator& space, const TaskState& s, uint64_
   }
   return first;
 }
-
-/// Stored records replayed for the cost model to learn from before the first batch, features
-/// still to compute.
-struct ReplayedRecords {
-  std::vector<Schedule> schedules;
-  std::vector<double> seconds;  // the median, or infinity for a failure
-  std::vector<std::string> groups;
-
-  void Add(Schedule sch, const TuningRecord& r, const std::string& group) {
-    schedules.push_back(std::move(sch));
-    seconds.push_back(r.status == RecordStatus::kOk && r.median_secs ? *r.median_secs : kInf);
-    groups.push_back(group);
-  }
-};
-
-/// Whether a result says something about speed: a build error, a lost worker or a lost device
-/// does not.
-bool TrainsTheModel(RecordStatus status) {
-  return status != RecordStatus::kBuildError && status != RecordStatus::kRunnerLost &&
-         status != RecordStatus::kDeviceLost;
-}
-/// A library record's time is the library's, not the loops': it never trains the cost model.
-bool Offloads(const TuningRecord& r) {
-  if (!r.trace.is_object() || !r.trace.contains("insts") || !r.trace["insts"].is_array()) {
-    return false;
-  }
-  for (const nlohmann::json& inst : r.trace["insts"]) {
-    if (inst.is_object() && inst.contains("kind") && inst["kind"] == "Offload") return true;
-  }
-  return false;
-}
-bool TrainsTheModel(const TuningRecord& r) { return TrainsTheModel(r.status) && !Offloads(r); }
-
-/// Adds to `set` records of the workloads of `db` not being tuned (`tuned`), on `target`: at most
-/// options.pretrain_per_workload of each (fewer when options.pretrain_max_others would be passed),
-/// evenly spaced over its records so that a long search's early and late candidates both count.
-/// Returns how many workloads contributed.
-size_t AddOtherWorkloads(Database& db, const std::unordered_set<WorkloadId>& tuned,
-                         const std::string& target, const TuneOptions& options,
-                         ReplayedRecords& set) {
-  std::vector<WorkloadEntry> others;
-  for (WorkloadEntry& w : db.Workloads()) {
-    if (!tuned.count(w.id)) others.push_back(std::move(w));
-  }
-  if (others.empty()) return 0;
-  size_t per = std::min(options.pretrain_per_workload, options.pretrain_max_others / others.size());
-  size_t contributed = 0;
-  for (const WorkloadEntry& w : others) {
-    std::vector<TuningRecord> usable;
-    for (TuningRecord& r : db.RecordsOf(w.id)) {
-      if (r.target == target && TrainsTheModel(r)) usable.push_back(std::move(r));
-    }
-    size_t n = std::min(per, usable.size()), before = set.schedules.size();
-    for (size_t i = 0; i < n; ++i) {
-      const TuningRecord& r = usable[i * usable.size() / n];
-      if (std::optional<Schedule> sch = ReplayRecord(w.func, r.trace)) {
-        set.Add(std::move(*sch), r, w.shash);
-      }
-    }
-    if (set.schedules.size() > before) ++contributed;
-  }
-  return contributed;
-}
-
-}  // namespace
-
-std::optional<Schedule> ReplayRecord(const PrimFunc& func, const nlohmann::json& trace_json) {
-  try {
-    Schedule sch(func);
-    Trace::FromJson(trace_json).ApplyTo(sch);
-    return sch;
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
-}
-
-namespace {
 
 /// What every step of one tuning run shares.
 struct TuneRun {

@@ -1,0 +1,74 @@
+// The stored records the tuning loop reads (stored_records.h), and ReplayRecord.
+#include "stored_records.h"
+
+#include <algorithm>
+#include <optional>
+
+namespace tirtune {
+namespace tune_detail {
+
+void ReplayedRecords::Add(Schedule sch, const TuningRecord& r, const std::string& group) {
+  schedules.push_back(std::move(sch));
+  seconds.push_back(r.status == RecordStatus::kOk && r.median_secs
+                        ? *r.median_secs
+                        : std::numeric_limits<double>::infinity());
+  groups.push_back(group);
+}
+
+bool TrainsTheModel(RecordStatus status) {
+  return status != RecordStatus::kBuildError && status != RecordStatus::kRunnerLost &&
+         status != RecordStatus::kDeviceLost;
+}
+
+bool Offloads(const TuningRecord& r) {
+  if (!r.trace.is_object() || !r.trace.contains("insts") || !r.trace["insts"].is_array()) {
+    return false;
+  }
+  for (const nlohmann::json& inst : r.trace["insts"]) {
+    if (inst.is_object() && inst.contains("kind") && inst["kind"] == "Offload") return true;
+  }
+  return false;
+}
+
+bool TrainsTheModel(const TuningRecord& r) { return TrainsTheModel(r.status) && !Offloads(r); }
+
+size_t AddOtherWorkloads(Database& db, const std::unordered_set<WorkloadId>& tuned,
+                         const std::string& target, const TuneOptions& options,
+                         ReplayedRecords& set) {
+  std::vector<WorkloadEntry> others;
+  for (WorkloadEntry& w : db.Workloads()) {
+    if (!tuned.count(w.id)) others.push_back(std::move(w));
+  }
+  if (others.empty()) return 0;
+  size_t per = std::min(options.pretrain_per_workload, options.pretrain_max_others / others.size());
+  size_t contributed = 0;
+  for (const WorkloadEntry& w : others) {
+    std::vector<TuningRecord> usable;
+    for (TuningRecord& r : db.RecordsOf(w.id)) {
+      if (r.target == target && TrainsTheModel(r)) usable.push_back(std::move(r));
+    }
+    size_t n = std::min(per, usable.size()), before = set.schedules.size();
+    for (size_t i = 0; i < n; ++i) {
+      const TuningRecord& r = usable[i * usable.size() / n];
+      if (std::optional<Schedule> sch = ReplayRecord(w.func, r.trace)) {
+        set.Add(std::move(*sch), r, w.shash);
+      }
+    }
+    if (set.schedules.size() > before) ++contributed;
+  }
+  return contributed;
+}
+
+}  // namespace tune_detail
+
+std::optional<Schedule> ReplayRecord(const PrimFunc& func, const nlohmann::json& trace_json) {
+  try {
+    Schedule sch(func);
+    Trace::FromJson(trace_json).ApplyTo(sch);
+    return sch;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+}  // namespace tirtune

@@ -1,0 +1,41 @@
+// The stored records the tuning loop reads (tune.cc): which ones train the cost model, and the
+// other workloads' records replayed as the model's prior.
+#pragma once
+
+#include <limits>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "tirtune/search/tune.h"
+
+namespace tirtune::tune_detail {
+
+/// Stored records replayed for the cost model to learn from before the first batch, features
+/// still to compute.
+struct ReplayedRecords {
+  std::vector<Schedule> schedules;
+  std::vector<double> seconds;  // the median, or infinity for a failure
+  std::vector<std::string> groups;
+
+  void Add(Schedule sch, const TuningRecord& r, const std::string& group);
+};
+
+/// Whether a result says something about speed: a build error, a lost worker or a lost device
+/// does not.
+bool TrainsTheModel(RecordStatus status);
+/// A library record (its trace offloads, Schedule::Offload): its time is the library's, not the
+/// loops'.
+bool Offloads(const TuningRecord& r);
+/// TrainsTheModel(r.status), and not a library record.
+bool TrainsTheModel(const TuningRecord& r);
+
+/// Adds to `set` records of the workloads of `db` not being tuned (`tuned`), on `target`: at most
+/// options.pretrain_per_workload of each (fewer when options.pretrain_max_others would be passed),
+/// evenly spaced over its records so that a long search's early and late candidates both count.
+/// Returns how many workloads contributed.
+size_t AddOtherWorkloads(Database& db, const std::unordered_set<WorkloadId>& tuned,
+                         const std::string& target, const TuneOptions& options,
+                         ReplayedRecords& set);
+
+}  // namespace tirtune::tune_detail
