@@ -84,18 +84,22 @@ Plan ReadBody(const Graph& outer, const Call& call) {
   for (const Call& c : body.calls()) {
     if (c.kind != CallKind::kOp) Decline(call, "its body is not operator calls");
     if (plan.main == nullptr) {
-      static const std::set<std::string> kMain = {"conv1d", "conv2d", "conv3d", "dense", "matmul",
-                                                  "batch_matmul"};
+      static const std::set<std::string> kMain = {"conv1d", "conv2d",     "conv3d",
+                                                  "dense",  "matmul",     "batch_matmul",
+                                                  "max_pool2d", "avg_pool2d"};
       if (!kMain.count(c.op)) Decline(call, fmt::format("it starts with {}", c.op));
       plan.main = &c;
       plan.data = arg(c.args[0]);
-      plan.weight = arg(c.args[1]);
-      if (plan.data < 0 || plan.weight < 0) Decline(call, "an operand is computed inside it");
+      plan.weight = c.args.size() > 1 ? arg(c.args[1]) : -1;
+      if (plan.data < 0 || (c.args.size() > 1 && plan.weight < 0)) {
+        Decline(call, "an operand is computed inside it");
+      }
       current = c.output;
       continue;
     }
     const auto n_current = std::count(c.args.begin(), c.args.end(), current);
     if (n_current != 1) Decline(call, fmt::format("{} does not take the previous result once", c.op));
+    if (plan.weight < 0) Decline(call, fmt::format("{} after a pooling", c.op));
     const graph::TensorType& type = body.value(current).type;
     if (c.op == "relu") {
       plan.post.push_back({PostOp::kRelu});
@@ -130,7 +134,9 @@ Plan ReadBody(const Graph& outer, const Call& call) {
   }
   if (plan.main == nullptr) Decline(call, "an empty body");
   for (int a : {plan.data, plan.weight}) {
-    if (outer.value(call.args[a]).type.dtype != DataType::Float(32)) Decline(call, "not float32");
+    if (a >= 0 && outer.value(call.args[a]).type.dtype != DataType::Float(32)) {
+      Decline(call, "not float32");
+    }
   }
   return plan;
 }
@@ -162,12 +168,13 @@ class DnnlKernel : public LibraryKernel {
     }
     dnnl::primitive_attr attr;
     attr.set_post_ops(ops);
-    const graph::Value& weight = graph.value(call.args[plan_.weight]);
     try {
-      if (main.op.rfind("conv", 0) == 0) {
-        BuildConv(main, weight, attr, call);
+      if (plan_.weight < 0) {
+        BuildPool(main);
+      } else if (main.op.rfind("conv", 0) == 0) {
+        BuildConv(main, graph.value(call.args[plan_.weight]), attr, call);
       } else {
-        BuildMatmul(main, weight, attr, call);
+        BuildMatmul(main, graph.value(call.args[plan_.weight]), attr, call);
       }
     } catch (const dnnl::error& e) {
       Decline(call, fmt::format("oneDNN refused it ({})", e.what()));
@@ -197,10 +204,8 @@ class DnnlKernel : public LibraryKernel {
     src_.set_data_handle(const_cast<void*>(args[plan_.data]));
     dst_.set_data_handle(out);
     std::unordered_map<int, memory> exec = {{DNNL_ARG_SRC, src_}, {DNNL_ARG_DST, dst_}};
-    if (weights_constant_) {
-      exec[DNNL_ARG_WEIGHTS] = weights_;
-    } else {
-      weights_.set_data_handle(const_cast<void*>(args[plan_.weight]));
+    if (plan_.weight >= 0) {
+      if (!weights_constant_) weights_.set_data_handle(const_cast<void*>(args[plan_.weight]));
       exec[DNNL_ARG_WEIGHTS] = weights_;
     }
     if (plan_.bias >= 0) {
@@ -277,6 +282,28 @@ class DnnlKernel : public LibraryKernel {
     src_ = memory(src, engine_, nullptr);
     dst_ = memory(dst, engine_, nullptr);
     ReorderWeights(user_w, pd.weights_desc(), weight.data);
+    impl_ = pd.impl_info_str();
+  }
+
+  // max_pool2d / avg_pool2d (the window inside the input counted, oneDNN's exclude_padding) in
+  // NHWC, a square window and symmetric padding.
+  void BuildPool(const Call& main) {
+    const std::vector<int64_t>& x = arg_types_[plan_.data].shape;
+    const std::vector<int64_t>& y = out_type_.shape;
+    const graph::Attrs attrs = AttrsOf(main);
+    const int64_t kernel = attrs.GetInt("kernel"), stride = attrs.GetInt("stride");
+    const int64_t pad = attrs.GetInt("pad");
+    memory::dims strides(2, stride), window(2, kernel), pad_l(2, pad), pad_r(2);
+    for (int i = 0; i < 2; ++i) pad_r[i] = (y[i + 1] - 1) * stride + kernel - x[i + 1] - pad;
+    memory::desc src = ChannelsLast(x), dst = ChannelsLast(y);
+    auto algorithm = main.op == "max_pool2d" ? dnnl::algorithm::pooling_max
+                                             : dnnl::algorithm::pooling_avg_exclude_padding;
+    dnnl::pooling_forward::desc desc(dnnl::prop_kind::forward_inference, algorithm, src, dst,
+                                     strides, window, pad_l, pad_r);
+    dnnl::pooling_forward::primitive_desc pd(desc, engine_);
+    primitive_ = dnnl::pooling_forward(pd);
+    src_ = memory(src, engine_, nullptr);
+    dst_ = memory(dst, engine_, nullptr);
     impl_ = pd.impl_info_str();
   }
 
@@ -366,6 +393,9 @@ class Dnnl : public LibraryBackend {
                           chain(IsOp(conv, {Wildcard().HasDtype(f32), IsConstant().HasDtype(f32)}))});
     }
     patterns.push_back({"dnnl.dense", chain(IsOp("dense", {Wildcard().HasDtype(f32), IsConstant()}))});
+    for (const char* pool : {"max_pool2d", "avg_pool2d"}) {
+      patterns.push_back({fmt::format("dnnl.{}", pool), IsOp(pool, {Wildcard().HasDtype(f32)})});
+    }
     for (const char* mm : {"matmul", "batch_matmul"}) {
       patterns.push_back({fmt::format("dnnl.{}", mm),
                           chain(IsOp(mm, {Wildcard().HasDtype(f32), Wildcard().HasDtype(f32)}))});

@@ -131,6 +131,16 @@ TEST(DnnlBackend, MatrixProductsMatchTheInterpreter) {
   RunsLikeTheInterpreter(m2);
 }
 
+TEST(DnnlBackend, PoolingMatchesTheInterpreter) {
+  for (const char* op : {"max_pool2d", "avg_pool2d"}) {
+    Graph g;
+    ValueId x = g.AddInput("x", F32({1, 9, 9, 8}));
+    g.AddOutput(AddOpCall(&g, "pool", op, {x}, {{"kernel", 3}, {"stride", 2}, {"pad", 1}}));
+    std::string d = RunsLikeTheInterpreter(g);
+    EXPECT_NE(d.find(std::string("oneDNN ") + op), std::string::npos) << d;
+  }
+}
+
 TEST(DnnlBackend, WhatItCannotRunStaysOutOrIsDeclinedWithTheReason) {
   // A runtime weight, or a bias after the activation: no composite / a shorter one.
   Graph g;

@@ -80,9 +80,9 @@ graph::Graph StandaloneComposite(const graph::Graph& graph, const graph::Call& c
 std::string CompositeToJson(const graph::Graph& standalone);
 graph::Graph CompositeFromJson(const std::string& json, const std::map<int, NDArray>& constants);
 
-/// The oneDNN backend (CPU): conv1d/2d/3d (grouped, depthwise, strided, dilated), dense and
-/// matmul, each with a bias and the post-ops oneDNN fuses (sum, relu, clip, gelu) in the
-/// composite's order. nullptr when tirtune was built without oneDNN.
+/// The oneDNN backend (CPU): conv1d/2d/3d (grouped, depthwise, strided, dilated), dense, matmul
+/// and batch_matmul, each with a bias and the post-ops oneDNN fuses (sum, relu, clip, gelu) in
+/// the composite's order; max and average pooling.
 const LibraryBackend* DnnlBackend();
 
 }  // namespace tirtune::offload
