@@ -59,8 +59,8 @@ memory::desc ChannelsLast(const std::vector<int64_t>& shape) {
 
 // What the body does, in the terms of one oneDNN primitive.
 struct PostOp {
-  enum Kind { kSum, kRelu, kClip, kGelu } kind;
-  int addend = -1;  // kSum: the composite argument added
+  enum Kind { kSum, kRelu, kClip, kGelu, kMul, kAdd } kind;
+  int addend = -1;  // kSum: the composite argument added; kMul, kAdd: the per-channel constant
   float alpha = 0, beta = 0;
 };
 
@@ -109,23 +109,29 @@ Plan ReadBody(const Graph& outer, const Call& call) {
       graph::Attrs attrs = AttrsOf(c);
       plan.post.push_back({PostOp::kClip, -1, static_cast<float>(attrs.GetFloat("min")),
                            static_cast<float>(attrs.GetFloat("max"))});
-    } else if (c.op == "bias_add" || c.op == "add") {
+    } else if (c.op == "bias_add" || c.op == "add" || c.op == "multiply") {
+      // A bias (right after the primitive), a sum (a whole tensor added), or a per-channel
+      // constant added or multiplied (a binary post-op: a batch norm's scale and shift).
       ValueId other = c.args[0] == current ? c.args[1] : c.args[0];
       int other_arg = arg(other);
-      if (other_arg < 0) Decline(call, fmt::format("{} adds a value computed inside it", c.op));
+      if (other_arg < 0) Decline(call, fmt::format("{} takes a value computed inside it", c.op));
       const graph::TensorType& t = body.value(other).type;
       const int64_t channels = type.shape.back();
       bool per_channel = t.NumElements() == channels && t.shape.back() == channels;
-      if (t == type) {
+      bool constant = outer.value(call.args[other_arg]).kind == ValueKind::kConstant;
+      if (c.op != "multiply" && t == type) {
         int sums = 0;
         for (const PostOp& p : plan.post) sums += p.kind == PostOp::kSum;
         if (sums > 0) Decline(call, "a second sum");
         plan.post.push_back({PostOp::kSum, other_arg});
-      } else if (per_channel && plan.bias < 0 && plan.post.empty()) {
+      } else if (c.op != "multiply" && per_channel && plan.bias < 0 && plan.post.empty()) {
         plan.bias = other_arg;
+      } else if (per_channel && constant) {
+        plan.post.push_back({c.op == "multiply" ? PostOp::kMul : PostOp::kAdd, other_arg});
       } else {
-        Decline(call, fmt::format("{} of {} to {} is neither a bias nor a sum", c.op, t.str(),
-                                  type.str()));
+        Decline(call, fmt::format("{} of {} and {} is neither a bias, a sum nor a per-channel "
+                                  "constant",
+                                  c.op, t.str(), type.str()));
       }
     } else {
       Decline(call, fmt::format("{} is not a oneDNN post-op", c.op));
@@ -150,8 +156,27 @@ class DnnlKernel : public LibraryKernel {
     out_type_ = graph.value(call.output).type;
     const Call& main = *plan_.main;
     dnnl::post_ops ops;
-    for (const PostOp& p : plan_.post) {
+    for (size_t i = 0; i < plan_.post.size(); ++i) {
+      const PostOp& p = plan_.post[i];
       switch (p.kind) {
+        case PostOp::kMul:
+        case PostOp::kAdd: {
+          // The constant per channel: {1, C, 1, ...} against a convolution's {N, C, ...},
+          // {1, .., N} against a matrix product's {.., M, N}.
+          const int rank = static_cast<int>(out_type_.shape.size());
+          const bool conv = main.op.rfind("conv", 0) == 0;
+          memory::dims dims(rank, 1);
+          dims[conv ? 1 : rank - 1] = out_type_.shape.back();
+          memory::desc md(dims, memory::data_type::f32, RowMajorStrides(dims));
+          const graph::Value& v = graph.value(call.args[p.addend]);
+          memory m(md, engine_);
+          std::memcpy(m.get_data_handle(), v.data.raw(), v.data.nbytes());
+          binary_.emplace_back(static_cast<int>(i), m);
+          ops.append_binary(p.kind == PostOp::kMul ? dnnl::algorithm::binary_mul
+                                                   : dnnl::algorithm::binary_add,
+                            md);
+          break;
+        }
         case PostOp::kSum:
           ops.append_sum(1.0f);
           break;
@@ -208,6 +233,9 @@ class DnnlKernel : public LibraryKernel {
       if (!weights_constant_) weights_.set_data_handle(const_cast<void*>(args[plan_.weight]));
       exec[DNNL_ARG_WEIGHTS] = weights_;
     }
+    for (const auto& [index, m] : binary_) {
+      exec[DNNL_ARG_ATTR_MULTIPLE_POST_OP(index) | DNNL_ARG_SRC_1] = m;
+    }
     if (plan_.bias >= 0) {
       if (!bias_constant_) {
         const graph::TensorType& b = arg_types_[plan_.bias];
@@ -226,7 +254,7 @@ class DnnlKernel : public LibraryKernel {
   std::string PostOpNames() const {
     std::vector<std::string> names;
     for (const PostOp& p : plan_.post) {
-      static const char* kNames[] = {"sum", "relu", "clip", "gelu"};
+      static const char* kNames[] = {"sum", "relu", "clip", "gelu", "mul", "add"};
       names.push_back(kNames[p.kind]);
     }
     return fmt::format("{}", fmt::join(names, " + "));
@@ -364,6 +392,7 @@ class DnnlKernel : public LibraryKernel {
   graph::TensorType out_type_;
   dnnl::primitive primitive_;
   memory src_, dst_, weights_, bias_;
+  std::vector<std::pair<int, memory>> binary_;  // per-channel constants, by post-op index
   memory::desc bias_desc_;
   bool weights_constant_ = false, bias_constant_ = false;
   std::string impl_, describe_;
@@ -380,12 +409,19 @@ class Dnnl : public LibraryBackend {
     using graph::Pattern;
     using graph::Wildcard;
     auto f32 = DataType::Float(32);
-    // A primitive, then an optional bias, an optional sum and an optional activation; the check
-    // is Build itself on the graph alone (ReadBody), so a match is what the library takes.
+    // A primitive, then up to five of: a bias, a sum, a per-channel constant added or
+    // multiplied (a batch norm after SimplifyInference), an activation. Which orders oneDNN can
+    // run is decided by the check, which is Build's own reading of the body (ReadBody).
+    auto step = [&](const Pattern& p) {
+      return IsOp("bias_add", {p, IsConstant()}) | IsOp("add", {p, Wildcard()}) |
+             IsOp("add", {Wildcard(), p}) | IsOp("multiply", {p, IsConstant()}) |
+             IsOp("multiply", {IsConstant(), p}) | IsOp("relu", {p}) | IsOp("clip", {p}) |
+             IsOp("gelu", {p}) | p;
+    };
     auto chain = [&](const Pattern& main) {
-      Pattern biased = IsOp("bias_add", {main, IsConstant()}) | IsOp("add", {main, IsConstant()}) | main;
-      Pattern summed = IsOp("add", {biased, Wildcard()}) | IsOp("add", {Wildcard(), biased}) | biased;
-      return IsOp("relu", {summed}) | IsOp("clip", {summed}) | IsOp("gelu", {summed}) | summed;
+      Pattern p = main;
+      for (int i = 0; i < 5; ++i) p = step(p);
+      return p;
     };
     std::vector<graph::FusionPattern> patterns;
     for (const char* conv : {"conv1d", "conv2d", "conv3d"}) {

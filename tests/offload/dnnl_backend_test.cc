@@ -83,6 +83,9 @@ Graph Conv(const std::string& op, std::vector<int64_t> x, std::vector<int64_t> w
       v = AddOpCall(&g, "bias", "bias_add", {v, g.AddConstant("b", RandomArray({w.back()}, 2))});
     } else if (e == "sum") {
       v = AddOpCall(&g, "sum", "add", {g.AddInput("y", type), v});
+    } else if (e == "scale" || e == "shift") {  // a batch norm after SimplifyInference
+      ValueId c = g.AddConstant(e + "_c", RandomArray({w.back()}, e == "scale" ? 5 : 6));
+      v = AddOpCall(&g, e, e == "scale" ? "multiply" : "add", {v, c});
     } else if (e == "clip") {
       v = AddOpCall(&g, "clip", "clip", {v}, {{"min", -0.5}, {"max", 0.5}});
     } else {
@@ -108,6 +111,10 @@ TEST(DnnlBackend, ConvolutionsWithBiasesAndPostOpsMatchTheInterpreter) {
   RunsLikeTheInterpreter(Conv("conv1d", {2, 12, 4}, {3, 4, 5}, {{"pad", 1}}, {"relu", "sum"}));
   RunsLikeTheInterpreter(
       Conv("conv3d", {1, 5, 6, 6, 3}, {3, 3, 3, 3, 4}, {{"pad", 1}, {"stride", 2}}, {"bias"}));
+  // A batch norm's scale and shift (binary post-ops), then a residual sum and an activation.
+  d = RunsLikeTheInterpreter(Conv("conv2d", {1, 8, 8, 6}, {3, 3, 6, 8}, {{"pad", 1}},
+                                  {"bias", "scale", "shift", "sum", "relu"}));
+  EXPECT_NE(d.find("post-ops mul + add + sum + relu"), std::string::npos) << d;
 }
 
 TEST(DnnlBackend, MatrixProductsMatchTheInterpreter) {
@@ -148,7 +155,10 @@ TEST(DnnlBackend, WhatItCannotRunStaysOutOrIsDeclinedWithTheReason) {
   ValueId w = g.AddInput("w", F32({3, 3, 2, 4}));
   g.AddOutput(AddOpCall(&g, "conv", "conv2d", {x, w}, {{"pad", 1}}));
   RunsLikeTheInterpreter(g, 0);
-  RunsLikeTheInterpreter(Conv("conv2d", {1, 6, 6, 2}, {3, 3, 2, 4}, {}, {"relu", "bias"}));
+  // A bias after the activation is a per-channel add (a binary post-op).
+  std::string d =
+      RunsLikeTheInterpreter(Conv("conv2d", {1, 6, 6, 2}, {3, 3, 2, 4}, {}, {"relu", "bias"}));
+  EXPECT_NE(d.find("no bias, post-ops relu + add"), std::string::npos) << d;
 
   // A composite of another pattern is declined by Build, naming the operator.
   Graph s;
