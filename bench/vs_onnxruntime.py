@@ -297,13 +297,19 @@ class Comparison:
                 "-o", os.path.join(work, "model"), "--json"]
         if self.args.db:
             argv += ["--db", self.args.db]
+        argv += ["--offload", self.args.offload]
         out = self.run(argv)
         functions = out["functions"]
-        counts = {"tuned": out["tuned"], "default": out["default"],
+        library = [f for f in functions if "library" in f]
+        counts = {"tuned": out["tuned"], "offloaded": len(library),
+                  "default": len(functions) - out["tuned"] - len(library),
                   "calls_tuned": sum(f["weight"] for f in functions if f["tuned"]),
-                  "calls_default": sum(f["weight"] for f in functions if not f["tuned"])}
-        log(f"compiled {len(functions)} function(s) for '{out['target']}': {out['tuned']} tuned, "
-            f"{out['default']} with the default schedule")
+                  "calls_offloaded": sum(f["weight"] for f in library),
+                  "calls_default": sum(f["weight"] for f in functions
+                                       if not f["tuned"] and "library" not in f)}
+        log(f"compiled {len(functions)} function(s) for '{out['target']}' (--offload "
+            f"{self.args.offload}): {out['tuned']} tuned, {len(library)} offloaded to a library, "
+            f"{counts['default']} with the default schedule")
         return out, counts
 
     # Step 2.
@@ -504,8 +510,8 @@ class Comparison:
         mcpu = [w[len("-mcpu="):] for w in result["target"].split() if w.startswith("-mcpu=")]
         if mcpu:
             machine["llvm_cpu"] = mcpu[0]
-        notes = [f"functions tuned / default: {result['functions']['tuned']} / "
-                 f"{result['functions']['default']}",
+        notes = [f"functions tuned / offloaded / default: {result['functions']['tuned']} / "
+                 f"{result['functions']['offloaded']} / {result['functions']['default']}",
                  "flops: Conv, ConvTranspose, MatMul and Gemm only" if result["flops"] else
                  "flops: no Conv/MatMul/Gemm found; 1 stands in"]
         if self.args.db and self.args.tuning_seconds is None:
@@ -539,6 +545,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("model", help="the ONNX model")
     parser.add_argument("--db", help="tuning database (without: default schedules only)")
+    parser.add_argument("--offload", default="measured", choices=["measured", "always", "never"],
+                        help="tirtune compile --offload (measured)")
     parser.add_argument("--tirtune", default=os.path.join(ROOT, "build", "release", "src",
                                                           "tirtune"),
                         help="the tirtune binary, built with ONNX support "

@@ -155,6 +155,7 @@ class DnnlKernel : public LibraryKernel {
     for (ValueId a : call.args) arg_types_.push_back(graph.value(a).type);
     out_type_ = graph.value(call.output).type;
     const Call& main = *plan_.main;
+    FoldScaleShift(graph, call);
     dnnl::post_ops ops;
     for (size_t i = 0; i < plan_.post.size(); ++i) {
       const PostOp& p = plan_.post[i];
@@ -204,7 +205,16 @@ class DnnlKernel : public LibraryKernel {
     } catch (const dnnl::error& e) {
       Decline(call, fmt::format("oneDNN refused it ({})", e.what()));
     }
-    if (plan_.bias >= 0) {
+    // oneDNN's reference implementations are correctness fallbacks, far slower than a kernel.
+    if (impl_.rfind("ref", 0) == 0) {
+      Decline(call, fmt::format("oneDNN has only its reference implementation ({}) for it",
+                                impl_));
+    }
+    if (folded_) {
+      bias_ = memory(bias_desc_, engine_);
+      std::memcpy(bias_.get_data_handle(), folded_bias_.data(), folded_bias_.size() * 4);
+      bias_constant_ = true;
+    } else if (plan_.bias >= 0) {
       const graph::Value& b = graph.value(call.args[plan_.bias]);
       bias_ = memory(bias_desc_, engine_);
       if (b.kind == ValueKind::kConstant) {
@@ -213,9 +223,10 @@ class DnnlKernel : public LibraryKernel {
       }
     }
     const std::string& name = graph.value(call.output).name;
-    describe_ = fmt::format("oneDNN {} for %{} ({}{}{})", main.op, name,
-                            plan_.bias >= 0 ? "bias" : "no bias",
-                            plan_.post.empty() ? "" : ", post-ops ", PostOpNames());
+    describe_ = fmt::format("oneDNN {} for %{} ({}{}{}{}; {})", main.op, name,
+                            HasBias() ? "bias" : "no bias",
+                            folded_ ? ", scale and shift folded into the weights" : "",
+                            plan_.post.empty() ? "" : ", post-ops ", PostOpNames(), impl_);
   }
 
   void Run(const std::vector<const void*>& args, void* out) override {
@@ -236,7 +247,7 @@ class DnnlKernel : public LibraryKernel {
     for (const auto& [index, m] : binary_) {
       exec[DNNL_ARG_ATTR_MULTIPLE_POST_OP(index) | DNNL_ARG_SRC_1] = m;
     }
-    if (plan_.bias >= 0) {
+    if (HasBias()) {
       if (!bias_constant_) {
         const graph::TensorType& b = arg_types_[plan_.bias];
         std::memcpy(bias_.get_data_handle(), args[plan_.bias], b.NumElements() * b.dtype.bytes());
@@ -251,6 +262,51 @@ class DnnlKernel : public LibraryKernel {
   std::string Describe() const override { return describe_; }
 
  private:
+  bool HasBias() const { return plan_.bias >= 0 || folded_; }
+
+  // (x * W + b) * s + t with per-channel constants s and t, right after the primitive, is
+  // x * (W s) + (b s + t): folded into constant weights and the bias here, so that oneDNN sees
+  // no binary post-op (with which it has no fast kernel once a sum follows).
+  void FoldScaleShift(const Graph& graph, const Call& call) {
+    if (plan_.weight < 0) return;
+    const graph::Value& w = graph.value(call.args[plan_.weight]);
+    if (w.kind != ValueKind::kConstant || w.type.dtype != DataType::Float(32)) return;
+    if (plan_.bias >= 0 && graph.value(call.args[plan_.bias]).kind != ValueKind::kConstant) return;
+    size_t k = 0;
+    while (k < plan_.post.size() &&
+           (plan_.post[k].kind == PostOp::kMul || plan_.post[k].kind == PostOp::kAdd)) {
+      ++k;
+    }
+    if (k == 0) return;
+    const int64_t channels = out_type_.shape.back();
+    std::vector<float> scale(channels, 1.0f), shift(channels, 0.0f);
+    if (plan_.bias >= 0) {
+      const float* b = graph.value(call.args[plan_.bias]).data.data<float>();
+      shift.assign(b, b + channels);
+    }
+    for (size_t i = 0; i < k; ++i) {
+      const float* d = graph.value(call.args[plan_.post[i].addend]).data.data<float>();
+      for (int64_t c = 0; c < channels; ++c) {
+        if (plan_.post[i].kind == PostOp::kMul) {
+          scale[c] *= d[c];
+          shift[c] *= d[c];
+        } else {
+          shift[c] += d[c];
+        }
+      }
+    }
+    // The output channel is the weight's last axis, except for dense ([N, K]: the first).
+    NDArray scaled = NDArray::Empty(w.data.shape(), DataType::Float(32));
+    std::memcpy(scaled.raw(), w.data.raw(), w.data.nbytes());
+    float* p = scaled.data<float>();
+    const int64_t inner = plan_.main->op == "dense" ? w.data.shape().back() : 1;
+    for (int64_t i = 0; i < scaled.size(); ++i) p[i] *= scale[(i / inner) % channels];
+    folded_weight_ = std::move(scaled);
+    folded_bias_ = std::move(shift);
+    folded_ = true;
+    plan_.post.erase(plan_.post.begin(), plan_.post.begin() + static_cast<std::ptrdiff_t>(k));
+  }
+
   std::string PostOpNames() const {
     std::vector<std::string> names;
     for (const PostOp& p : plan_.post) {
@@ -298,7 +354,7 @@ class DnnlKernel : public LibraryKernel {
     memory::desc user_w = ConvWeights(w, groups);
     memory::desc any_w(user_w.dims(), memory::data_type::f32, memory::format_tag::any);
     bias_desc_ = memory::desc({y.back()}, memory::data_type::f32, memory::format_tag::a);
-    auto desc = plan_.bias >= 0
+    auto desc = HasBias()
                     ? dnnl::convolution_forward::desc(
                           dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
                           src, any_w, bias_desc_, dst, strides, dilates, pad_l, pad_r)
@@ -309,7 +365,7 @@ class DnnlKernel : public LibraryKernel {
     primitive_ = dnnl::convolution_forward(pd);
     src_ = memory(src, engine_, nullptr);
     dst_ = memory(dst, engine_, nullptr);
-    ReorderWeights(user_w, pd.weights_desc(), weight.data);
+    ReorderWeights(user_w, pd.weights_desc(), folded_ ? folded_weight_ : weight.data);
     impl_ = pd.impl_info_str();
   }
 
@@ -362,14 +418,14 @@ class DnnlKernel : public LibraryKernel {
     memory::desc weights_md =
         constant ? memory::desc(user_b.dims(), memory::data_type::f32, memory::format_tag::any)
                  : user_b;
-    auto desc = plan_.bias >= 0 ? dnnl::matmul::desc(src, weights_md, bias_desc_, dst)
+    auto desc = HasBias() ? dnnl::matmul::desc(src, weights_md, bias_desc_, dst)
                                 : dnnl::matmul::desc(src, weights_md, dst);
     dnnl::matmul::primitive_desc pd(desc, attr, engine_);
     primitive_ = dnnl::matmul(pd);
     src_ = memory(src, engine_, nullptr);
     dst_ = memory(dst, engine_, nullptr);
     if (constant) {
-      ReorderWeights(user_b, pd.weights_desc(), weight.data);
+      ReorderWeights(user_b, pd.weights_desc(), folded_ ? folded_weight_ : weight.data);
     } else {
       weights_ = memory(user_b, engine_, nullptr);
     }
@@ -393,6 +449,9 @@ class DnnlKernel : public LibraryKernel {
   dnnl::primitive primitive_;
   memory src_, dst_, weights_, bias_;
   std::vector<std::pair<int, memory>> binary_;  // per-channel constants, by post-op index
+  bool folded_ = false;  // FoldScaleShift applied: the weights and bias below replace the args'
+  NDArray folded_weight_;
+  std::vector<float> folded_bias_;
   memory::desc bias_desc_;
   bool weights_constant_ = false, bias_constant_ = false;
   std::string impl_, describe_;
@@ -438,13 +497,16 @@ class Dnnl : public LibraryBackend {
     }
     for (graph::FusionPattern& p : patterns) {
       p.check = [](const Graph& g, const graph::PatternMatch& m) {
-        // The composite the match would make, read as Build reads it.
+        // The composite the match would make, built as Build builds it (reading the body, then
+        // oneDNN's primitive: a shape it would run with a reference implementation only is
+        // refused here too).
         Call probe;
         probe.kind = CallKind::kGraph;
         probe.op = "composite";
         probe.body = graph::MatchedSubgraph(g, m, &probe.args);
+        probe.output = m.root;
         try {
-          ReadBody(g, probe);
+          DnnlKernel(g, probe, LibraryOptions{});
           return true;
         } catch (const LibraryDeclined&) {
           return false;
