@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "tirtune/measure/runner_worker.h"
+#include "tirtune/offload/library.h"
 
 namespace {
 
@@ -62,6 +63,7 @@ bool EnterSandbox() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  tirtune::offload::BoundOpenMpSpinning(argv);
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--cpus" && i + 1 < argc) {

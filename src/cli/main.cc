@@ -8,10 +8,16 @@
 #include <new>
 
 #include "commands.h"
+#if TIRTUNE_WITH_MODELS
+#include "tirtune/offload/library.h"
+#endif
 #include "tirtune/support/error.h"
 #include "tirtune/support/version.h"
 
 int main(int argc, char** argv) {
+#if TIRTUNE_WITH_MODELS
+  tirtune::offload::BoundOpenMpSpinning(argv);
+#endif
   // nvJitLink must compile every cubin itself, or it prints no ptxas report for the resource
   // gates (src/codegen/cuda/nvrtc_compiler.cc); set here, before any thread runs.
   setenv("CUDA_CACHE_DISABLE", "1", 1);

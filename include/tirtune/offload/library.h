@@ -61,6 +61,15 @@ class LibraryBackend {
                                                const LibraryOptions& options) const = 0;
 };
 
+/// oneDNN runs on libgomp, whose idle threads spin at a barrier for about 300,000 iterations
+/// before they sleep. On a busy machine a spinning thread then holds the core that a descheduled
+/// member of its team needs, and a call of microseconds takes a scheduler tick or three (4-12 ms,
+/// seen while tuning). With a spin of 10,000 iterations the stalls end and an idle machine keeps
+/// the fast path (a passive wait costs 5x on a small model). libgomp reads its environment when
+/// it is loaded, before main, so this sets GOMP_SPINCOUNT and executes the program again, once;
+/// a user's GOMP_SPINCOUNT or OMP_WAIT_POLICY is left alone. Call first thing in main.
+void BoundOpenMpSpinning(char** argv);
+
 /// The backend named `name` ("dnnl"), or nullptr.
 const LibraryBackend* FindBackend(const std::string& name);
 
