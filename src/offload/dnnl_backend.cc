@@ -12,6 +12,8 @@
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include <algorithm>
+#include <cmath>
+#include <functional>
 #include <cstring>
 #include <map>
 #include <set>
@@ -73,6 +75,46 @@ struct Plan {
   std::vector<PostOp> post;
 };
 
+// The scalar value of composite argument `a` when it is a constant of one element; NaN otherwise.
+double ScalarConstant(const Graph& outer, const Call& call, int a) {
+  if (a < 0) return std::nan("");
+  const graph::Value& v = outer.value(call.args[a]);
+  if (v.kind != ValueKind::kConstant || v.data.size() != 1) return std::nan("");
+  return v.data.GetDouble(0);
+}
+
+// GELU as exporters write it out, x * (erf(x / sqrt(2)) + 1) * 0.5, in calls[i..i+4] on x =
+// `current`: divide, erf, add, multiply by x, multiply by 0.5. Returns the last result, or -1.
+ValueId GeluChain(const Graph& outer, const Call& call, const std::function<int(ValueId)>& arg,
+                  const std::vector<Call>& calls, size_t i, ValueId x) {
+  if (i + 4 >= calls.size()) return -1;
+  const Call& div = calls[i];
+  const Call& erf = calls[i + 1];
+  const Call& add = calls[i + 2];
+  const Call& mul = calls[i + 3];
+  const Call& half = calls[i + 4];
+  auto other = [](const Call& c, ValueId v) {
+    if (c.args.size() != 2) return ValueId{-1};
+    if (c.args[0] == v) return c.args[1];
+    return c.args[1] == v ? c.args[0] : ValueId{-1};
+  };
+  auto near = [](double value, double expected) { return std::fabs(value - expected) < 1e-4; };
+  if (div.op != "divide" || div.args.size() != 2 || div.args[0] != x ||
+      !near(ScalarConstant(outer, call, arg(div.args[1])), std::sqrt(2.0))) {
+    return -1;
+  }
+  if (erf.op != "erf" || erf.args.size() != 1 || erf.args[0] != div.output) return -1;
+  if (add.op != "add" || !near(ScalarConstant(outer, call, arg(other(add, erf.output))), 1.0)) {
+    return -1;
+  }
+  if (mul.op != "multiply" || other(mul, add.output) != x) return -1;
+  if (half.op != "multiply" ||
+      !near(ScalarConstant(outer, call, arg(other(half, mul.output))), 0.5)) {
+    return -1;
+  }
+  return half.output;
+}
+
 Plan ReadBody(const Graph& outer, const Call& call) {
   const Graph& body = *call.body;
   std::map<ValueId, int> arg_of;  // body input -> composite argument
@@ -81,7 +123,9 @@ Plan ReadBody(const Graph& outer, const Call& call) {
   auto arg = [&](ValueId v) { return arg_of.count(v) ? arg_of.at(v) : -1; };
   Plan plan;
   ValueId current = -1;
-  for (const Call& c : body.calls()) {
+  const std::vector<Call>& calls = body.calls();
+  for (size_t i = 0; i < calls.size(); ++i) {
+    const Call& c = calls[i];
     if (c.kind != CallKind::kOp) Decline(call, "its body is not operator calls");
     if (plan.main == nullptr) {
       static const std::set<std::string> kMain = {"conv1d", "conv2d",     "conv3d",
@@ -101,6 +145,12 @@ Plan ReadBody(const Graph& outer, const Call& call) {
     if (n_current != 1) Decline(call, fmt::format("{} does not take the previous result once", c.op));
     if (plan.weight < 0) Decline(call, fmt::format("{} after a pooling", c.op));
     const graph::TensorType& type = body.value(current).type;
+    if (ValueId gelu = GeluChain(outer, call, arg, calls, i, current); gelu >= 0) {
+      plan.post.push_back({PostOp::kGelu});
+      current = gelu;
+      i += 4;
+      continue;
+    }
     if (c.op == "relu") {
       plan.post.push_back({PostOp::kRelu});
     } else if (c.op == "gelu") {
@@ -471,8 +521,17 @@ class Dnnl : public LibraryBackend {
     // A primitive, then up to five of: a bias, a sum, a per-channel constant added or
     // multiplied (a batch norm after SimplifyInference), an activation. Which orders oneDNN can
     // run is decided by the check, which is Build's own reading of the body (ReadBody).
+    // GELU written out: x * (erf(x / sqrt(2)) + 1) * 0.5, x named so both uses are one value.
+    int level = 0;
+    auto gelu_chain = [&](const Pattern& p) {
+      Pattern x = p.Named(fmt::format("gelu_x{}", level++));
+      Pattern erf = IsOp("erf", {IsOp("divide", {x, IsConstant()})});
+      Pattern plus_one = IsOp("add", {erf, IsConstant()}) | IsOp("add", {IsConstant(), erf});
+      Pattern times_x = IsOp("multiply", {x, plus_one}) | IsOp("multiply", {plus_one, x});
+      return IsOp("multiply", {times_x, IsConstant()}) | IsOp("multiply", {IsConstant(), times_x});
+    };
     auto step = [&](const Pattern& p) {
-      return IsOp("bias_add", {p, IsConstant()}) | IsOp("add", {p, Wildcard()}) |
+      return gelu_chain(p) | IsOp("bias_add", {p, IsConstant()}) | IsOp("add", {p, Wildcard()}) |
              IsOp("add", {Wildcard(), p}) | IsOp("multiply", {p, IsConstant()}) |
              IsOp("multiply", {IsConstant(), p}) | IsOp("relu", {p}) | IsOp("clip", {p}) |
              IsOp("gelu", {p}) | p;

@@ -133,6 +133,24 @@ TEST(DnnlBackend, MatrixProductsMatchTheInterpreter) {
   std::string d = RunsLikeTheInterpreter(dense);
   EXPECT_NE(d.find("oneDNN dense for %gelu (bias, post-ops gelu; "), std::string::npos) << d;
 
+  // GELU as exporters write it (BERT's feed-forward): x * (erf(x / sqrt(2)) + 1) * 0.5.
+  Graph bert;
+  x = bert.AddInput("x", F32({4, 16}));
+  v = AddOpCall(&bert, "dense", "dense", {x, bert.AddConstant("w", RandomArray({12, 16}, 3))});
+  v = AddOpCall(&bert, "bias", "add", {v, bert.AddConstant("b", RandomArray({12}, 4))});
+  auto scalar = [&](const std::string& name, double value) {
+    NDArray a = NDArray::Empty({}, DataType::Float(32));
+    a.SetDouble(0, value);
+    return bert.AddConstant(name, a);
+  };
+  ValueId div = AddOpCall(&bert, "div", "divide", {v, scalar("sqrt2", 1.4142135381698608)});
+  ValueId erf = AddOpCall(&bert, "erf", "erf", {div});
+  ValueId plus1 = AddOpCall(&bert, "plus1", "add", {erf, scalar("one", 1.0)});
+  ValueId times_x = AddOpCall(&bert, "times_x", "multiply", {v, plus1});
+  bert.AddOutput(AddOpCall(&bert, "half", "multiply", {times_x, scalar("half_c", 0.5)}));
+  d = RunsLikeTheInterpreter(bert);
+  EXPECT_NE(d.find("oneDNN dense for %half (bias, post-ops gelu; "), std::string::npos) << d;
+
   Graph mm;  // both operands computed at run time (attention)
   ValueId a = mm.AddInput("a", F32({2, 4, 8}));
   ValueId b = mm.AddInput("b", F32({2, 8, 3}));
