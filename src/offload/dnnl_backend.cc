@@ -151,7 +151,14 @@ Plan ReadBody(const Graph& outer, const Call& call) {
       i += 4;
       continue;
     }
-    if (c.op == "relu") {
+    if (c.op == "reshape") {
+      // A row-major view that keeps the channels last (a matrix product's [M, N] seen as
+      // [1, M, N]): the same memory, so the post-ops go on.
+      if (body.value(c.output).type.shape.back() != type.shape.back() ||
+          plan.main->op.rfind("conv", 0) == 0) {
+        Decline(call, "a reshape that moves the channels");
+      }
+    } else if (c.op == "relu") {
       plan.post.push_back({PostOp::kRelu});
     } else if (c.op == "gelu") {
       plan.post.push_back({PostOp::kGelu});
@@ -205,6 +212,7 @@ class DnnlKernel : public LibraryKernel {
     for (ValueId a : call.args) arg_types_.push_back(graph.value(a).type);
     out_type_ = graph.value(call.output).type;
     const Call& main = *plan_.main;
+    main_type_ = call.body->value(main.output).type;
     FoldScaleShift(graph, call);
     dnnl::post_ops ops;
     for (size_t i = 0; i < plan_.post.size(); ++i) {
@@ -214,10 +222,10 @@ class DnnlKernel : public LibraryKernel {
         case PostOp::kAdd: {
           // The constant per channel: {1, C, 1, ...} against a convolution's {N, C, ...},
           // {1, .., N} against a matrix product's {.., M, N}.
-          const int rank = static_cast<int>(out_type_.shape.size());
+          const int rank = static_cast<int>(main_type_.shape.size());
           const bool conv = main.op.rfind("conv", 0) == 0;
           memory::dims dims(rank, 1);
-          dims[conv ? 1 : rank - 1] = out_type_.shape.back();
+          dims[conv ? 1 : rank - 1] = main_type_.shape.back();
           memory::desc md(dims, memory::data_type::f32, RowMajorStrides(dims));
           const graph::Value& v = graph.value(call.args[p.addend]);
           memory m(md, engine_);
@@ -390,7 +398,7 @@ class DnnlKernel : public LibraryKernel {
                  const Call& call) {
     const std::vector<int64_t>& x = arg_types_[plan_.data].shape;
     const std::vector<int64_t>& w = arg_types_[plan_.weight].shape;
-    const std::vector<int64_t>& y = out_type_.shape;
+    const std::vector<int64_t>& y = main_type_.shape;
     const int k = static_cast<int>(x.size()) - 2;
     const graph::Attrs attrs = AttrsOf(main);
     const int64_t stride = attrs.GetInt("stride"), pad = attrs.GetInt("pad");
@@ -423,7 +431,7 @@ class DnnlKernel : public LibraryKernel {
   // NHWC, a square window and symmetric padding.
   void BuildPool(const Call& main) {
     const std::vector<int64_t>& x = arg_types_[plan_.data].shape;
-    const std::vector<int64_t>& y = out_type_.shape;
+    const std::vector<int64_t>& y = main_type_.shape;
     const graph::Attrs attrs = AttrsOf(main);
     const int64_t kernel = attrs.GetInt("kernel"), stride = attrs.GetInt("stride");
     const int64_t pad = attrs.GetInt("pad");
@@ -447,7 +455,7 @@ class DnnlKernel : public LibraryKernel {
                    const Call& call) {
     const std::vector<int64_t>& a = arg_types_[plan_.data].shape;
     const std::vector<int64_t>& b = arg_types_[plan_.weight].shape;
-    const std::vector<int64_t>& y = out_type_.shape;
+    const std::vector<int64_t>& y = main_type_.shape;
     if (a.size() != b.size() || a.size() < 2 || a.size() > 3) {
       Decline(call, fmt::format("operands of ranks {} and {}", a.size(), b.size()));
     }
@@ -495,7 +503,8 @@ class DnnlKernel : public LibraryKernel {
   int threads_;
   Plan plan_;
   std::vector<graph::TensorType> arg_types_;
-  graph::TensorType out_type_;
+  graph::TensorType out_type_;   // the composite's result
+  graph::TensorType main_type_;  // the primitive's: the same elements, maybe another shape
   dnnl::primitive primitive_;
   memory src_, dst_, weights_, bias_;
   std::vector<std::pair<int, memory>> binary_;  // per-channel constants, by post-op index
@@ -534,7 +543,7 @@ class Dnnl : public LibraryBackend {
       return gelu_chain(p) | IsOp("bias_add", {p, IsConstant()}) | IsOp("add", {p, Wildcard()}) |
              IsOp("add", {Wildcard(), p}) | IsOp("multiply", {p, IsConstant()}) |
              IsOp("multiply", {IsConstant(), p}) | IsOp("relu", {p}) | IsOp("clip", {p}) |
-             IsOp("gelu", {p}) | p;
+             IsOp("gelu", {p}) | IsOp("reshape", {p}) | p;
     };
     auto chain = [&](const Pattern& main) {
       Pattern p = main;

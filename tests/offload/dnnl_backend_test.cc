@@ -133,10 +133,12 @@ TEST(DnnlBackend, MatrixProductsMatchTheInterpreter) {
   std::string d = RunsLikeTheInterpreter(dense);
   EXPECT_NE(d.find("oneDNN dense for %gelu (bias, post-ops gelu; "), std::string::npos) << d;
 
-  // GELU as exporters write it (BERT's feed-forward): x * (erf(x / sqrt(2)) + 1) * 0.5.
+  // GELU as exporters write it (BERT's feed-forward): x * (erf(x / sqrt(2)) + 1) * 0.5, after a
+  // bias added to the product seen as [1, M, N] (a row-major view: the same memory).
   Graph bert;
   x = bert.AddInput("x", F32({4, 16}));
   v = AddOpCall(&bert, "dense", "dense", {x, bert.AddConstant("w", RandomArray({12, 16}, 3))});
+  v = AddOpCall(&bert, "view", "reshape", {v}, {{"shape", graph::Ints{1, 4, 12}}});
   v = AddOpCall(&bert, "bias", "add", {v, bert.AddConstant("b", RandomArray({12}, 4))});
   auto scalar = [&](const std::string& name, double value) {
     NDArray a = NDArray::Empty({}, DataType::Float(32));
