@@ -65,7 +65,7 @@ class LibraryBackend {
 /// before they sleep. On a busy machine a spinning thread then holds the core that a descheduled
 /// member of its team needs, and a call of microseconds takes a scheduler tick or three (4-12 ms,
 /// seen while tuning). With a spin of 10,000 iterations the stalls end and an idle machine keeps
-/// the fast path (a passive wait costs 5x on a small model). libgomp reads its environment when
+/// the fast path (a passive wait made a small model 3-5x slower). libgomp reads its environment when
 /// it is loaded, before main, so this sets GOMP_SPINCOUNT and executes the program again, once;
 /// a user's GOMP_SPINCOUNT or OMP_WAIT_POLICY is left alone. Call first thing in main.
 void BoundOpenMpSpinning(char** argv);
