@@ -69,6 +69,7 @@ class EvolutionarySearch : public SearchStrategy {
   void NotifyRunnerResults(const std::vector<Schedule>& candidates,
                            const std::vector<double>& seconds) override {
     for (size_t i = 0; i < candidates.size() && i < seconds.size(); ++i) {
+      seen_.insert(CandidateKey(candidates[i]));  // the tuning loop may add its own candidates
       if (std::isfinite(seconds[i])) best_measured_.emplace_back(candidates[i], seconds[i]);
     }
     SortBest();

@@ -36,7 +36,11 @@ class ReplayTrace : public SearchStrategy {
     return picked;
   }
 
-  void NotifyRunnerResults(const std::vector<Schedule>&, const std::vector<double>&) override {}
+  void NotifyRunnerResults(const std::vector<Schedule>& candidates,
+                           const std::vector<double>&) override {
+    // The tuning loop may add candidates of its own (transferred ones): never propose them again.
+    for (const Schedule& c : candidates) seen_.insert(CandidateKey(c));
+  }
 
  private:
   const SpaceGenerator* space_;

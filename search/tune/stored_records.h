@@ -38,4 +38,13 @@ size_t AddOtherWorkloads(Database& db, const std::unordered_set<WorkloadId>& tun
                          const std::string& target, const TuneOptions& options,
                          ReplayedRecords& set);
 
+/// Up to `count` schedules of `func` made from the best stored records (on `target`) of the
+/// workloads `others` with the same block names (TransferRecord), the most productive source
+/// first (its FLOP/s on its own shape), each schedule once; `*sources` (when given): how many
+/// workloads they came from. For a task with no records of its own (TuneOptions::transfer).
+std::vector<Schedule> TransferredSchedules(const std::vector<WorkloadEntry>& others, Database& db,
+                                           const PrimFunc& func, const std::string& target,
+                                           const SpaceGenerator& space, size_t count,
+                                           uint64_t seed, size_t* sources);
+
 }  // namespace tirtune::tune_detail

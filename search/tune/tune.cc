@@ -29,6 +29,7 @@ using tune_detail::AddOtherWorkloads;
 using tune_detail::Offloads;
 using tune_detail::ReplayedRecords;
 using tune_detail::TrainsTheModel;
+using tune_detail::TransferredSchedules;
 using Clock = std::chrono::steady_clock;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
@@ -101,6 +102,8 @@ struct TaskState {
   std::string library;
   std::string composite;
   bool library_pending = false;
+  /// Schedules transferred from other workloads (TuneOptions::transfer), for the first batch.
+  std::vector<Schedule> transferred;
   std::unique_ptr<SearchStrategy> strategy;
   std::string model_group;  // the cost model's task key: the workload's structural hash
   std::vector<Trace> design_spaces;
@@ -198,6 +201,16 @@ ReplayedRecords SetUpTasks(TuneRun& run, const std::vector<TuneTask>& tasks,
   run.budget = options.max_trials;
   if (options.resume) run.budget -= static_cast<int>(std::min<size_t>(stored_total, run.budget));
 
+  // Workloads whose best records a task without records of its own starts from.
+  std::vector<WorkloadEntry> others;
+  bool any_new = std::any_of(states.begin(), states.end(),
+                             [](const TaskState& s) { return s.result.trials_before == 0; });
+  if (options.transfer > 0 && run.budget > 0 && any_new) {
+    for (WorkloadEntry& w : run.db.Workloads()) {
+      if (!tuned.count(w.id)) others.push_back(std::move(w));
+    }
+  }
+
   ReplayedRecords own_stored;
   for (size_t t = 0; t < tasks.size(); ++t) {
     // Ctrl-C while tasks are prepared (a model's reference computations and design spaces can
@@ -264,6 +277,16 @@ ReplayedRecords SetUpTasks(TuneRun& run, const std::vector<TuneTask>& tasks,
     run.Log(fmt::format(
         "task {} '{}': workload {}, {} design space(s), {} record(s) stored, best {}", t,
         s.result.name, s.result.workload, spaces.size(), s.result.trials_before, best));
+    if (s.result.trials_before == 0 && !others.empty()) {
+      size_t sources = 0;
+      s.transferred = TransferredSchedules(others, run.db, s.func, run.target, run.space,
+                                           options.transfer, options.seed + t, &sources);
+      if (!s.transferred.empty()) {
+        run.Log(fmt::format("task {} '{}': {} schedule(s) transferred from {} other workload(s) "
+                            "for its first batch",
+                            t, s.result.name, s.transferred.size(), sources));
+      }
+    }
   }
   return own_stored;
 }
@@ -317,6 +340,11 @@ std::vector<Schedule> Propose(TuneRun& run, TaskState& s, int n) {
     s.library_pending = false;
     --n;
   }
+  // So are the schedules transferred from other workloads.
+  size_t take = std::min(static_cast<size_t>(std::max(n, 0)), s.transferred.size());
+  std::move(s.transferred.begin(), s.transferred.begin() + take, std::back_inserter(candidates));
+  s.transferred.erase(s.transferred.begin(), s.transferred.begin() + take);
+  n -= static_cast<int>(take);
   try {
     std::vector<Schedule> searched = s.strategy->GenerateMeasureCandidates(n);
     candidates.insert(candidates.end(), std::make_move_iterator(searched.begin()),

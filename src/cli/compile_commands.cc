@@ -13,6 +13,7 @@
 #include "function_input.h"
 #include "runner_options.h"
 #include "tirtune/codegen/build.h"
+#include "tirtune/database/database.h"
 #include "tirtune/codegen/cuda.h"
 #include "tirtune/interp/interpreter.h"
 #include "tirtune/ir/printer.h"
@@ -25,6 +26,7 @@
 #include "tirtune/measure/timer.h"
 #include "tirtune/measure/verify.h"
 #include "tirtune/runtime/cuda_driver.h"
+#include "tirtune/support/version.h"
 
 namespace tirtune::cli {
 namespace {
@@ -200,7 +202,29 @@ struct TimeCli {
   double interpret_below_flops = 2e7;
   double timeout_s = 120;
   RunnerCli runner;
+  /// A database to store the measurement in as a tuning record (--record).
+  std::string record;
 };
+
+// `time --record DB`: the verified measurement becomes a record of the function's workload, as
+// if the tuner had measured it: `compile` can pick it, and `tune` starts from it (a task's own
+// record) or transfers it to other shapes (TuneOptions::transfer).
+void StoreTiming(const TimeCli& opts, const LoadedFunction& f, const Target& target,
+                 const MeasureResult& r) {
+  if (opts.record.empty()) return;
+  std::unique_ptr<Database> db = OpenDatabase(opts.record);
+  TuningRecord rec;
+  rec.workload = db->CommitWorkload(f.original).id;
+  rec.target = CanonicalTarget(target.str());
+  rec.trace = f.trace.ToJson();
+  rec.status = RecordStatus::kOk;
+  rec.run_secs = r.seconds;
+  rec.device = r.device.empty() ? HostDeviceDescription() : r.device;
+  rec.program_version = kProgramVersion;
+  db->CommitRecords({rec});
+  fmt::print(stderr, "stored the measurement as a record of workload {} in {}\n", rec.workload,
+             opts.record);
+}
 
 // `time --target cuda`: the kernels built here and measured like any candidate, in a
 // `tirtune-runner` worker (a process of its own: a kernel that faults poisons that worker's CUDA
@@ -242,6 +266,7 @@ void RunTimeCuda(const TimeCli& opts, const LoadedFunction& f, const Target& tar
       TT_USER_ERROR("{}: the kernel could not run ({}): {}", f.label,
                     MeasureStatusName(r.status), r.message);
   }
+  StoreTiming(opts, f, target, r);
   double min = *std::min_element(r.seconds.begin(), r.seconds.end());
   if (global.json) {
     fmt::print("{}\n", nlohmann::json{{"function", f.label},
@@ -270,6 +295,9 @@ void RunTimeCuda(const TimeCli& opts, const LoadedFunction& f, const Target& tar
 void RunTime(const TimeCli& opts, const GlobalOptions& global) {
   if (!std::isfinite(opts.timeout_s) || opts.timeout_s <= 0) {
     TT_USER_ERROR("--timeout must be a positive number of seconds, got {}", opts.timeout_s);
+  }
+  if (!opts.record.empty() && opts.input.trace_file.empty()) {
+    TT_USER_ERROR("--record stores a schedule: give it with --trace");
   }
   LoadedFunction f = LoadFunction(opts.input);
   if (Target cuda = ParseTargetOrHost(opts.target); cuda.is_cuda()) {
@@ -300,6 +328,7 @@ void RunTime(const TimeCli& opts, const GlobalOptions& global) {
       TT_USER_ERROR("{}: the kernel could not be timed ({}): {}", f.label,
                     MeasureStatusName(r.status), r.message);
   }
+  StoreTiming(opts, f, target, r);
   double mean = 0, var = 0;
   for (double x : r.seconds) mean += x / r.seconds.size();
   for (double x : r.seconds) var += (x - mean) * (x - mean) / r.seconds.size();
@@ -363,6 +392,9 @@ void AddCompileCommands(CLI::App& app, const GlobalOptions& global) {
   time_cmd->add_option("--seed", time->seed, "seed of the random inputs")->capture_default_str();
   time_cmd->add_option("--timeout", time->timeout_s, "seconds the kernel may take, all runs")
       ->capture_default_str();
+  time_cmd->add_option("--record", time->record,
+                       "store the verified measurement in this tuning database as a record of "
+                       "the function's workload (needs --trace)");
   time->runner.AddOptions(time_cmd);
   time_cmd->callback([time, &global] { RunTime(*time, global); });
 }

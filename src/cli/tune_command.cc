@@ -235,6 +235,10 @@ void AddTuneCommand(CLI::App& app, const GlobalOptions& global) {
                   "stored records the cost model learns from before the first batch: all (up to "
                   "300 of every other workload on the target too), tasks (the tasks' own) or none")
       ->capture_default_str();
+  cmd->add_option("--transfer", opts->options.transfer,
+                  "a task with no records of its own starts with up to N schedules of other "
+                  "stored workloads of the same loop structure, tilings fitted (0: none)")
+      ->capture_default_str();
   cmd->add_option("--trials-per-round", opts->options.trials_per_round,
                   "candidates per batch (default: 64 for one task; with several, about half "
                   "of each task's share of --trials, 8 to 64)");

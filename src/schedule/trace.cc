@@ -204,7 +204,7 @@ Trace Trace::FromJson(const json& doc) {
 }
 
 void Trace::ApplyTo(Schedule& sch, const std::map<size_t, json>& decisions,
-                    bool remove_postproc) const {
+                    bool remove_postproc, const DecisionAdapter& adapt) const {
   std::map<RVKey, RVRef> rv_map;
   for (size_t i = 0; i < insts_.size(); ++i) {
     const Instruction& inst = insts_[i];
@@ -226,7 +226,10 @@ void Trace::ApplyTo(Schedule& sch, const std::map<size_t, json>& decisions,
       }
     }
     auto override_it = decisions.find(i);
-    const json& decision = override_it != decisions.end() ? override_it->second : inst.decision;
+    const json& given = override_it != decisions.end() ? override_it->second : inst.decision;
+    json adapted;
+    if (adapt && !given.is_null()) adapted = adapt(sch, inst, inputs, given);
+    const json& decision = adapt && !given.is_null() ? adapted : given;
     std::vector<RVRef> outputs;
     try {
       outputs = inst.kind->apply(sch, inputs, inst.attrs, decision);

@@ -3,6 +3,7 @@
 // is how the search mutates candidates), and prints as readable text.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -18,6 +19,15 @@ class TraceFormatError : public UserError {
  public:
   explicit TraceFormatError(const std::string& what) : UserError(what) {}
 };
+
+class Schedule;
+
+/// Rewrites an instruction's decision just before it is replayed (Trace::ApplyTo), seeing the
+/// schedule as it is then and the instruction's resolved inputs: e.g. a tiling recorded on
+/// another shape fitted to this one's loop (search/tune/transfer.cc). Returns the decision to use.
+using DecisionAdapter =
+    std::function<nlohmann::json(Schedule& sch, const Instruction& inst,
+                                 const std::vector<InstInput>& inputs, const nlohmann::json& decision)>;
 
 class Trace {
  public:
@@ -36,9 +46,10 @@ class Trace {
   static Trace FromJson(const nlohmann::json& json);
 
   /// Replays every instruction on `sch`. `decisions` replaces the decisions of the instructions
-  /// at the given indices. With `remove_postproc`, stops at EnterPostproc.
+  /// at the given indices. With `remove_postproc`, stops at EnterPostproc. `adapt`, when given,
+  /// sees every decision (after `decisions`) and returns the one replayed.
   void ApplyTo(Schedule& sch, const std::map<size_t, nlohmann::json>& decisions = {},
-               bool remove_postproc = false) const;
+               bool remove_postproc = false, const DecisionAdapter& adapt = {}) const;
 
   /// A copy with the decision of instruction `index` replaced.
   Trace WithDecision(size_t index, nlohmann::json decision) const;

@@ -41,7 +41,9 @@ class SearchStrategy {
   /// Up to `n` candidates never measured nor proposed before; empty once the strategy finds
   /// nothing new (the task's space is exhausted as far as it can tell).
   virtual std::vector<Schedule> GenerateMeasureCandidates(int n) = 0;
-  /// The results of the last batch, in order: median seconds, +infinity for a failure.
+  /// The results of the last batch, in order: median seconds, +infinity for a failure. The batch
+  /// may hold candidates the strategy did not propose (a library's, transferred ones): they are
+  /// measured now and never proposed later.
   virtual void NotifyRunnerResults(const std::vector<Schedule>& candidates,
                                    const std::vector<double>& seconds) = 0;
 };

@@ -89,6 +89,10 @@ struct TuneOptions {
   /// about 8 ms per record on 2 cores, once per run.
   size_t pretrain_per_workload = 300;
   size_t pretrain_max_others = 12000;
+  /// A task with no records of its own on the target starts its first batch with up to this
+  /// many schedules transferred from the best records of other workloads of the same loop
+  /// structure (TransferRecord), e.g. GEMM 4096^3 from GEMM 1024^3. 0: none. Default 8.
+  size_t transfer = 8;
   /// Path of a cost model to load first (and save at the end); empty for none.
   std::string model_path;
   BuilderConfig builder;
@@ -160,5 +164,19 @@ TuneResult Tune(const std::vector<TuneTask>& tasks, Database& db, const TuneOpti
 /// The schedule of `func` recorded by `trace_json` (postprocessing included), or nullopt when the
 /// trace no longer replays.
 std::optional<Schedule> ReplayRecord(const PrimFunc& func, const nlohmann::json& trace_json);
+
+/// A perfect tiling recorded for another extent, fitted to `extent`: from the innermost part
+/// out, each part keeps its largest divisor that divides what is left of the extent; the
+/// outermost takes the rest. [16, 1, 4, 8, 2] fits 4096 as [64, 1, 4, 8, 2], 1000 as
+/// [125, 1, 1, 4, 2].
+std::vector<int64_t> FitPerfectTile(std::vector<int64_t> parts, int64_t extent);
+
+/// The schedule of `func` made by a record of another workload: `trace_json` replayed up to its
+/// postprocessing with every perfect tiling fitted to func's loop (FitPerfectTile), then
+/// postprocessed by `space` (which checks it against func's shapes and the target's limits);
+/// nullopt when it does not replay or is rejected. Never trusted: it is measured and verified
+/// like any candidate.
+std::optional<Schedule> TransferRecord(const SpaceGenerator& space, const PrimFunc& func,
+                                       const nlohmann::json& trace_json, uint64_t seed);
 
 }  // namespace tirtune
