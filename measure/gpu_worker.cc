@@ -68,16 +68,11 @@ RunReply HandleGpuRunRequest(const RunRequest& request) {
     for (const GpuProgram::Launch& l : program.launches) kernels.push_back(module.Function(l.kernel));
     // Step 1. The parameters as the CPU path draws them, and the intermediates (0xff bytes: NaN
     // in every float, so that a read before a write shows).
-    std::vector<NDArray> args;
+    std::vector<NDArray> args = SeededArgs(request);
     std::vector<cuda::DeviceBuffer> buffers;
-    for (size_t i = 0; i < request.args.size(); ++i) {
-      const ArgSpec& spec = request.args[i];
-      NDArray a = NDArray::Empty(spec.shape, spec.dtype);
-      RandomRange range = RandomRangeFor(spec.dtype);
-      a.FillRandom(request.seed + i, range.lo, range.hi);
+    for (NDArray& a : args) {
       buffers.push_back(ctx.Allocate(static_cast<size_t>(std::max<int64_t>(a.nbytes(), 1))));
       ctx.CopyToDevice(buffers.back(), a.raw(), static_cast<size_t>(a.nbytes()));
-      args.push_back(std::move(a));
     }
     for (const GpuProgram::Intermediate& i : program.intermediates) {
       buffers.push_back(

@@ -6,6 +6,8 @@
 #include <chrono>
 #include <fstream>
 
+#include "tirtune/runtime/cuda_driver.h"
+
 namespace tirtune {
 namespace {
 
@@ -25,6 +27,16 @@ std::string HostDeviceDescription() {
     break;
   }
   return model + " (" + std::to_string(HostCoreCount()) + " cores)";
+}
+
+std::string DeviceDescription(const Target& target, int cuda_device) {
+  if (!target.is_cuda()) return HostDeviceDescription();
+  try {
+    cuda::DeviceInfo device = cuda::QueryDevice(cuda_device);
+    return device.name + " (" + std::to_string(device.sm_count) + " SMs)";
+  } catch (const std::exception&) {
+    return HostDeviceDescription();
+  }
 }
 
 TimerConfig TuningTimerConfig() {

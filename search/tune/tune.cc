@@ -147,7 +147,8 @@ struct TuneRun {
       : options(o),
         db(database),
         target(CanonicalTarget(o.target.str())),
-        host_device(HostDeviceDescription()),
+        host_device(DeviceDescription(
+            o.target, o.runner.cuda_devices.empty() ? 0 : o.runner.cuda_devices.front())),
         space(SpaceGenerator::For(o.target)),
         model(o.cost_model == "xgb" ? MakeXGBoostModel(XGBoostWithStop(o))
                                     : MakeRandomModel(o.seed)),

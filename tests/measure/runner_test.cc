@@ -6,6 +6,7 @@
 #include <signal.h>
 
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -15,6 +16,7 @@
 #include "tirtune/interp/interpreter.h"
 #include "tirtune/ir/parser.h"
 #include "tirtune/measure/runner_pool.h"
+#include "tirtune/measure/runner_worker.h"
 #include "tirtune/support/error.h"
 
 namespace tirtune {
@@ -92,6 +94,27 @@ TEST(RunnerProtocol, RequestAndReplyRoundTrip) {
   EXPECT_EQ(reply_back.max_abs_error, 1.5);
   EXPECT_EQ(reply_back.timing.seconds, reply.timing.seconds);
   EXPECT_THROW(DeserializeReply("junk"), UserError);
+}
+
+TEST(RunnerWorker, SeededArgsAreDrawnOnceAndHandedOutAsFreshCopies) {
+  RunRequest request;
+  request.args = {{"A", {4, 8}, DataType::Float(32)}, {"B", {3}, DataType::Int(32)}};
+  request.seed = 5;
+  std::vector<NDArray> first = SeededArgs(request);
+  ASSERT_EQ(first.size(), 2u);
+  NDArray want = NDArray::Empty({4, 8}, DataType::Float(32));
+  RandomRange range = RandomRangeFor(DataType::Float(32));
+  want.FillRandom(5, range.lo, range.hi);
+  EXPECT_EQ(std::memcmp(first[0].raw(), want.raw(), want.nbytes()), 0);
+  first[0].Fill(0);  // a kernel writes its outputs into the copy, never into the drawn values
+  std::vector<NDArray> second = SeededArgs(request);
+  EXPECT_EQ(std::memcmp(second[0].raw(), want.raw(), want.nbytes()), 0);
+  EXPECT_NE(second[0].raw(), first[0].raw());
+  request.seed = 6;  // another seed: drawn again
+  EXPECT_NE(std::memcmp(SeededArgs(request)[0].raw(), want.raw(), want.nbytes()), 0);
+  request.seed = 5;
+  request.args[0].shape = {8, 4};  // another shape: drawn again, the same values for that seed
+  EXPECT_EQ(SeededArgs(request)[0].shape(), (std::vector<int64_t>{8, 4}));
 }
 
 TEST(Runner, GoodGemmMeasuresOk) {

@@ -52,6 +52,9 @@ TimerConfig TuningTimerConfig();
 
 /// The host as records name their device: "<CPU model name> (<N> cores)".
 std::string HostDeviceDescription();
+/// The device a local runner measures `target` on: the host's CPU, or for a cuda target the GPU
+/// `cuda_device`: "<GPU name> (<N> SMs)" (the host's CPU when no GPU can be queried).
+std::string DeviceDescription(const Target& target, int cuda_device = 0);
 
 /// Where the time of one Measure call went, in seconds.
 struct MeasureTimes {

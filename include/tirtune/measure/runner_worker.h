@@ -27,6 +27,12 @@ RunReply FailureReply(ReplyKind kind, std::string message);
 std::optional<RunReply> ReplyBeforeTiming(const RunRequest& request, std::vector<NDArray>& args,
                                           double first_run, RunReply* verified);
 
+/// The request's parameters filled by FillRandom(seed + i) over RandomRangeFor(dtype), exactly as
+/// InterpretWithRandomInputs draws them; fresh copies of the last request's when its seed and
+/// parameters are the same (a task's candidates all are: a GEMM 4096^3's 48 M values are drawn
+/// once, not once per candidate).
+std::vector<NDArray> SeededArgs(const RunRequest& request);
+
 /// A request for a `cuda` target (RunRequest::object a GpuProgram), measured on this worker's
 /// CUDA device (gpu_worker.cc); "no GPU to measure on" where there is none.
 RunReply HandleGpuRunRequest(const RunRequest& request);
