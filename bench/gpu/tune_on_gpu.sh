@@ -6,6 +6,9 @@
 # flushed before every sample) and the vendor libraries on the same shapes (vs_cublas.py).
 # Each task's tuning stops after TUNE_SECONDS (SIGINT: the batch in flight is committed) or its
 # trials. Results under $OUT (or /tmp/tirtune-gpu-tune): a database, logs, JSON.
+# RECORDS="WORKLOAD=TRACE ...": each schedule is first measured (`time --record`) into the
+# database, so that a task with no records of its own starts from it, its tilings fitted
+# (`tune --transfer`): e.g. GEMM 4096^3 from a GEMM 1024^3 found in an earlier run.
 # Usage: bench/gpu/tune_on_gpu.sh [BUNDLE.tar.xz] [TASK ...]   (TASK: WORKLOAD:TRIALS)
 set -u
 bundle=${1:-build/tirtune-gpu-host.tar.xz}
@@ -22,6 +25,11 @@ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv | tee "$re
 nproc | tee -a "$results/host.txt"
 cuda='cuda -arch=sm_90'
 status=0
+for record in ${RECORDS:-}; do
+  echo "\$ tirtune time --target '$cuda' --workload ${record%%=*} --trace ${record#*=} --record gpu_tune.db"
+  "$T" time --target "$cuda" --workload "${record%%=*}" --trace "${record#*=}" \
+    --record "$results/gpu_tune.db" || status=1
+done
 for task in "${tasks[@]}"; do
   workload=${task%:*}
   trials=${task##*:}
@@ -29,6 +37,7 @@ for task in "${tasks[@]}"; do
   echo "\$ tirtune tune --target '$cuda' --workload $workload --trials $trials (at most ${seconds} s)"
   timeout -s INT -k 90 "$seconds" "$T" --json tune --target "$cuda" --workload "$workload" \
     --trials "$trials" --db "$results/gpu_tune.db" --log "$results/tune_$name.log" \
+    ${TUNE_ARGS:-} \
     > "$results/tune_$name.json" || status=1
   tail -5 "$results/tune_$name.log"
   python3 - "$results/tune_$name.json" "$results/best_$name.json" <<'PY' || status=1
