@@ -167,6 +167,32 @@ TEST(OnnxMalformedTest, HugeShapeComputationIsRefused) {
             "to compute at import time");
 }
 
+TEST(OnnxMalformedTest, HugeBroadcastOfConstantsIsRefused) {
+  OnnxModelBuilder b;
+  b.Input("x", {1}).Output("y", {32768, 32768});
+  b.Weight("a", {32768, 1}, 1).Weight("b", {1, 32768}, 2);
+  b.Node("Add", {"a", "b"}, {"c"}, "fold");
+  b.Node("Add", {"x", "c"}, {"y"}, "add");
+  EXPECT_EQ(ImportError(b.Bytes()),
+            "node 0 \"fold\" (Add): a tensor of shape [32768, 32768] is too large to compute at "
+            "import time");
+}
+
+TEST(OnnxMalformedTest, ImportTimeTensorsPastTheBudgetAreRefused) {
+  OnnxModelBuilder b;
+  b.Input("x", {1}).Output("y", {512, 1024});
+  b.Int64s("shape", {512, 1024});
+  b.Node("ConstantOfShape", {"shape"}, {"c"}, "fill");
+  b.Node("Add", {"x", "c"}, {"y"}, "add");
+  OnnxImportOptions options;
+  options.max_import_time_bytes = 1 << 20;
+  EXPECT_EQ(ImportError(b.Bytes(), options),
+            "node 0 \"fill\" (ConstantOfShape): the tensors computed at import time would hold "
+            "more than 1 MiB in all (this one: [512, 1024], 2 MiB)");
+  options.max_import_time_bytes = 4 << 20;
+  EXPECT_EQ(ImportError(b.Bytes(), options), "");
+}
+
 TEST(OnnxMalformedTest, CorruptedBytesNeverCrash) {
   // Every single-byte corruption of a valid model imports or is a UserError.
   std::string bytes = ConvRelu().Bytes();

@@ -28,6 +28,10 @@ struct OnnxImportOptions {
   std::map<std::string, NDArray> constant_inputs;
   /// Runs onnx::checker::check_model before importing. Default: on.
   bool run_checker = true;
+  /// The most bytes the tensors computed at import time (shape computations, constants folded
+  /// through nodes) may hold in all, each at most 2^28 elements: a model asking for more is
+  /// refused, naming the node, before it can exhaust the memory. Default 4 GiB.
+  int64_t max_import_time_bytes = int64_t{4} << 30;
 };
 
 /// The graph of the ONNX model in the file at `path`. Its inputs are the model's graph inputs that

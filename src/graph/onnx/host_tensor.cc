@@ -22,6 +22,14 @@ int64_t NumElements(const std::vector<int64_t>& shape) {
   return n;
 }
 
+NDArray HostEmpty(const std::vector<int64_t>& shape, DataType dtype) {
+  if (NumElements(shape) > kMaxHostElements) {
+    TT_USER_ERROR("a tensor of shape {} is too large to compute at import time",
+                  ShapeString(shape).substr(0, 200));
+  }
+  return NDArray::Empty(shape, dtype);
+}
+
 std::string ShapeString(const std::vector<int64_t>& shape) {
   return fmt::format("[{}]", fmt::join(shape, ", "));
 }
@@ -87,7 +95,7 @@ NDArray HostTranspose(const NDArray& t, const std::vector<int64_t>& perm) {
     shape.push_back(t.shape()[p]);
     strides.push_back(own[p]);
   }
-  NDArray out = NDArray::Empty(shape, t.dtype());
+  NDArray out = HostEmpty(shape, t.dtype());
   ForEachIndex(shape, {strides}, [&](int64_t flat, const std::vector<int64_t>& offsets) {
     CopyElement(t, offsets[0], &out, flat);
   });
@@ -97,7 +105,7 @@ NDArray HostTranspose(const NDArray& t, const std::vector<int64_t>& perm) {
 NDArray HostReshape(const NDArray& t, std::vector<int64_t> shape) {
   TT_ICHECK(NumElements(shape) == t.size(), "reshape {} to {}", ShapeString(t.shape()),
             ShapeString(shape));
-  NDArray out = NDArray::Empty(std::move(shape), t.dtype());
+  NDArray out = HostEmpty(std::move(shape), t.dtype());
   std::copy_n(static_cast<const char*>(t.raw()), t.nbytes(), static_cast<char*>(out.raw()));
   return out;
 }
@@ -112,14 +120,14 @@ std::vector<int64_t> HostInts(const NDArray& t) {
 }
 
 NDArray MakeInts(const std::vector<int64_t>& values) {
-  NDArray out = NDArray::Empty({static_cast<int64_t>(values.size())}, DataType::Int(64));
+  NDArray out = HostEmpty({static_cast<int64_t>(values.size())}, DataType::Int(64));
   std::copy(values.begin(), values.end(), out.data<int64_t>());
   return out;
 }
 
 NDArray HostCast(const NDArray& t, DataType to) {
   if (t.dtype() == to) return t;
-  NDArray out = NDArray::Empty(t.shape(), to);
+  NDArray out = HostEmpty(t.shape(), to);
   for (int64_t i = 0; i < t.size(); ++i) {
     if (to == DataType::Int(64) && t.dtype() == DataType::Int(64)) {
       out.data<int64_t>()[i] = t.data<int64_t>()[i];
@@ -177,7 +185,7 @@ NDArray HostBinary(const NDArray& a, const NDArray& b, DataType out_dtype,
     TT_USER_ERROR("shapes {} and {} do not broadcast", ShapeString(a.shape()),
                   ShapeString(b.shape()));
   }
-  NDArray out = NDArray::Empty(shape, out_dtype);
+  NDArray out = HostEmpty(shape, out_dtype);
   ForEachIndex(shape, {BroadcastStrides(a.shape(), shape), BroadcastStrides(b.shape(), shape)},
                [&](int64_t flat, const std::vector<int64_t>& offsets) {
                  Store(&out, flat, f(Element(a, offsets[0]), Element(b, offsets[1])));
@@ -190,7 +198,7 @@ NDArray HostWhere(const NDArray& cond, const NDArray& x, const NDArray& y) {
   std::vector<int64_t> shape = BroadcastShapes(cond.shape(), x.shape(), &ok1);
   shape = BroadcastShapes(shape, y.shape(), &ok2);
   if (!ok1 || !ok2) TT_USER_ERROR("the condition and both branches do not broadcast");
-  NDArray out = NDArray::Empty(shape, x.dtype());
+  NDArray out = HostEmpty(shape, x.dtype());
   ForEachIndex(shape,
                {BroadcastStrides(cond.shape(), shape), BroadcastStrides(x.shape(), shape),
                 BroadcastStrides(y.shape(), shape)},
@@ -207,7 +215,7 @@ NDArray HostExpand(const NDArray& x, const std::vector<int64_t>& shape) {
   if (!ok) {
     TT_USER_ERROR("{} does not broadcast to {}", ShapeString(x.shape()), ShapeString(shape));
   }
-  NDArray out = NDArray::Empty(out_shape, x.dtype());
+  NDArray out = HostEmpty(out_shape, x.dtype());
   ForEachIndex(out_shape, {BroadcastStrides(x.shape(), out_shape)},
                [&](int64_t flat, const std::vector<int64_t>& offsets) {
                  CopyElement(x, offsets[0], &out, flat);
@@ -223,7 +231,7 @@ NDArray HostGather(const NDArray& data, const NDArray& indices, int axis) {
   int64_t outer = NumElements({ds.begin(), ds.begin() + axis});
   int64_t inner = NumElements({ds.begin() + axis + 1, ds.end()});
   std::vector<int64_t> index = HostInts(indices);
-  NDArray out = NDArray::Empty(shape, data.dtype());
+  NDArray out = HostEmpty(shape, data.dtype());
   int64_t flat = 0;
   for (int64_t o = 0; o < outer; ++o) {
     for (int64_t i : index) {
@@ -245,7 +253,7 @@ NDArray HostSlice(const NDArray& data, const std::vector<int64_t>& starts,
     base += starts[d] * own[d];
     strides.push_back(steps[d] * own[d]);
   }
-  NDArray out = NDArray::Empty(out_shape, data.dtype());
+  NDArray out = HostEmpty(out_shape, data.dtype());
   ForEachIndex(out_shape, {strides}, [&](int64_t flat, const std::vector<int64_t>& offsets) {
     CopyElement(data, base + offsets[0], &out, flat);
   });
@@ -256,7 +264,7 @@ NDArray HostConcat(const std::vector<NDArray>& inputs, int axis) {
   std::vector<int64_t> shape = inputs[0].shape();
   shape[axis] = 0;
   for (const NDArray& t : inputs) shape[axis] += t.shape()[axis];
-  NDArray out = NDArray::Empty(shape, inputs[0].dtype());
+  NDArray out = HostEmpty(shape, inputs[0].dtype());
   int64_t outer = NumElements({shape.begin(), shape.begin() + axis});
   int64_t flat = 0;
   for (int64_t o = 0; o < outer; ++o) {

@@ -16,6 +16,12 @@ namespace tirtune::graph::onnx_import {
 /// bool (one byte per element).
 inline bool IsBool(DataType t) { return t == DataType::Bool(); }
 
+/// The most elements a tensor computed at import time may have (2^28).
+inline constexpr int64_t kMaxHostElements = int64_t{1} << 28;
+/// An uninitialized tensor for an import-time result; UserError naming the shape past
+/// kMaxHostElements ("too large to compute at import time").
+NDArray HostEmpty(const std::vector<int64_t>& shape, DataType dtype);
+
 /// Product of the extents; UserError naming the shape beyond 2^48 elements (or on overflow).
 int64_t NumElements(const std::vector<int64_t>& shape);
 

@@ -113,7 +113,7 @@ void ImportContext::CheckHostShape(const std::vector<int64_t>& shape) const {
   int64_t total = 1;
   for (int64_t e : shape) {
     if (e < 0) Fail("negative extent in shape {}", ShapeString(shape));
-    if (e > 0 && total > (int64_t{1} << 28) / e) {
+    if (e > 0 && total > kMaxHostElements / e) {
       Fail("a tensor of shape {} is too large to compute at import time", ShapeString(shape));
     }
     total *= e;
@@ -206,6 +206,12 @@ ValueId ImportContext::Constant(const NDArray& data, const std::string& name) {
 }
 
 void ImportContext::SetHost(int i, NDArray value) {
+  host_bytes_ += value.nbytes();
+  if (host_bytes_ > max_host_bytes_) {
+    Fail("the tensors computed at import time would hold more than {} MiB in all (this one: {}, "
+         "{} MiB)",
+         max_host_bytes_ >> 20, ShapeString(value.shape()).substr(0, 200), value.nbytes() >> 20);
+  }
   ImportedValue v;
   v.shape = value.shape();
   v.dtype = value.dtype();

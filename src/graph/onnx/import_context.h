@@ -36,7 +36,9 @@ std::vector<int64_t> FromChannelsLastPerm(int rank);
 
 class ImportContext {
  public:
-  ImportContext(Graph* graph, int opset) : graph_(graph), opset_(opset) {}
+  /// `max_host_bytes`: OnnxImportOptions::max_import_time_bytes.
+  ImportContext(Graph* graph, int opset, int64_t max_host_bytes = int64_t{4} << 30)
+      : graph_(graph), opset_(opset), max_host_bytes_(max_host_bytes) {}
 
   Graph& graph() { return *graph_; }
   int opset() const { return opset_; }
@@ -84,7 +86,8 @@ class ImportContext {
   /// (negative extents) or too large to hold (more than 2^28 elements).
   void CheckHostShape(const std::vector<int64_t>& shape) const;
 
-  /// Sets output i of the node.
+  /// Sets output i of the node; fails when the import-time tensors would pass the budget
+  /// (OnnxImportOptions::max_import_time_bytes).
   void SetHost(int i, NDArray value);
   void SetPlain(int i, ValueId value);
   /// `value` is channel-last; the ONNX shape is its shape with the last axis moved to 1.
@@ -123,6 +126,8 @@ class ImportContext {
 
   Graph* graph_;
   int opset_;
+  int64_t max_host_bytes_;
+  int64_t host_bytes_ = 0;  // held by the tensors SetHost has defined so far
   const onnx::NodeProto* node_ = nullptr;
   int node_index_ = -1;
   std::map<std::string, ImportedValue> values_;

@@ -294,7 +294,7 @@ Graph ImportOnnxFromBytes(const std::string& bytes, const OnnxImportOptions& opt
   const onnx::GraphProto& onnx_graph = model.graph();
 
   Graph graph;
-  ImportContext ctx(&graph, opset);
+  ImportContext ctx(&graph, opset, options.max_import_time_bytes);
   std::map<std::string, int> uses;
   for (const onnx::NodeProto& node : onnx_graph.node()) {
     for (const std::string& in : node.input()) ++uses[in];
@@ -319,7 +319,14 @@ Graph ImportOnnxFromBytes(const std::string& bytes, const OnnxImportOptions& opt
   for (int index : order) {
     const onnx::NodeProto& node = onnx_graph.node(index);
     ctx.BeginNode(&node, index);
-    onnx_import::FindConverter(node.op_type())(ctx);
+    try {
+      onnx_import::FindConverter(node.op_type())(ctx);
+    } catch (const UserError& e) {
+      // The import-time helpers (host_tensor.h) do not know the node: name it.
+      std::string what = e.what(), label = ctx.NodeLabel();
+      if (what.rfind(label, 0) == 0) throw;
+      TT_USER_ERROR("{}: {}", label, what);
+    }
     for (const std::string& out : node.output()) {
       if (out.empty() || !uses.count(out)) continue;
       if (!ctx.IsDefined(out)) ctx.Fail("output '{}' is not produced by the importer", out);
