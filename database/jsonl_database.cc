@@ -23,6 +23,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include "memory_database.h"
@@ -68,6 +69,17 @@ std::string OptionalString(const json& j, const char* key) {
   if (!j.contains(key)) return "";
   if (!j[key].is_string()) throw BadLine(fmt::format("\"{}\" is not a string", key));
   return j[key].get<std::string>();
+}
+
+// An integer field that fits int64 (a JSON number such as 1e62 or 2^64 - 1 does not).
+int64_t IntegerField(const json& j, const char* key) {
+  const json& v = j.at(key);
+  if (!v.is_number_integer() ||
+      (v.is_number_unsigned() &&
+       v.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))) {
+    throw BadLine(fmt::format("\"{}\" is not an integer of at most 64 bits", key));
+  }
+  return v.get<int64_t>();
 }
 
 void WriteAll(int fd, const std::string& text, const std::string& path) {
@@ -260,7 +272,7 @@ class JsonlDatabase : public MemoryDatabase {
     }
     const std::string type = j["type"].get<std::string>();
     if (type == "workload") {
-      int64_t file_id = j.at("id").get<int64_t>();
+      int64_t file_id = IntegerField(j, "id");
       if (workload_ids.count(file_id)) {
         throw BadLine(fmt::format("a second workload with id {}", file_id));
       }
@@ -284,7 +296,7 @@ class JsonlDatabase : public MemoryDatabase {
       return;
     }
     if (type != "record") throw BadLine(fmt::format("unknown type \"{}\"", type));
-    int64_t file_id = j.at("workload").get<int64_t>();
+    int64_t file_id = IntegerField(j, "workload");
     auto it = workload_ids.find(file_id);
     if (it == workload_ids.end()) {
       throw BadLine(fmt::format("no readable workload with id {}", file_id));

@@ -2,6 +2,8 @@
 // used (hostile, truncated, from a newer version).
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include <fstream>
 #include <sstream>
 
@@ -106,16 +108,19 @@ TEST(Jsonl, UnusableLinesAreSkippedWithAWarning) {
   Append(path, R"({"type": "record", "workload": 1})"
                "\n");
   Append(path, "\n");
+  Append(path, with("workload", 1e62));  // a number, but no int64
+  Append(path, with("workload", json(std::numeric_limits<uint64_t>::max())));
   Warnings warnings;
   std::unique_ptr<Database> db = OpenDatabase(path, warnings.Options());
   EXPECT_EQ(db->Size(), 2u);
   EXPECT_EQ(db->TopK(w, kCpu, 5).size(), 2u);
-  EXPECT_EQ(warnings.messages.size(), 15u) << ::testing::PrintToString(warnings.messages);
+  EXPECT_EQ(warnings.messages.size(), 17u) << ::testing::PrintToString(warnings.messages);
   for (const char* expected :
        {"line 5: not valid JSON", "line 6: not an object", "unknown type \"comment\"",
         "trace is not a valid trace", "unknown status \"excellent\"", "negative", "absurd",
         "median_secs does not match", "no readable workload with id 77", "target is empty",
-        "workload text does not parse", "line 19:"}) {
+        "workload text does not parse", "line 19:",
+        "line 21: \"workload\" is not an integer of at most 64 bits", "line 22:"}) {
     EXPECT_TRUE(warnings.Any(expected))
         << expected << " in " << ::testing::PrintToString(warnings.messages);
   }
