@@ -52,8 +52,10 @@ std::vector<int64_t> FitPerfectTile(std::vector<int64_t> parts, int64_t extent) 
 std::optional<Schedule> TransferRecord(const SpaceGenerator& space, const PrimFunc& func,
                                        const nlohmann::json& trace_json, uint64_t seed) {
   try {
+    Trace trace = Trace::FromJson(trace_json);
+    if (trace.empty()) return std::nullopt;  // the unscheduled function: nothing to transfer
     Schedule fitted(func);
-    Trace::FromJson(trace_json).ApplyTo(fitted, {}, /*remove_postproc=*/true, FitTiling);
+    trace.ApplyTo(fitted, {}, /*remove_postproc=*/true, FitTiling);
     return space.ReplayAndPostprocess(func, fitted.trace(), seed);
   } catch (const std::exception&) {
     return std::nullopt;
@@ -78,11 +80,14 @@ std::vector<Schedule> TransferredSchedules(const std::vector<WorkloadEntry>& oth
   for (size_t w = 0; w < others.size() && count > 0; ++w) {
     if (BlockNames(others[w].func) != names) continue;
     double flops = EstimateFlops(others[w].func);
-    for (const TuningRecord& r : db.TopK(others[w].id, target, kPerWorkload)) {
+    size_t taken = 0;  // of the best few: an untuned record (an empty trace) transfers nothing
+    for (const TuningRecord& r : db.TopK(others[w].id, target, 2 * kPerWorkload)) {
+      if (taken == kPerWorkload) break;
       if (Offloads(r) || !r.median_secs || *r.median_secs <= 0) continue;
       std::optional<Schedule> sch = TransferRecord(space, func, r.trace, seed);
       if (!sch || !keys.insert(CandidateKey(*sch)).second) continue;
       found.push_back(Found{std::move(*sch), flops / *r.median_secs, w});
+      ++taken;
     }
   }
   std::stable_sort(found.begin(), found.end(),

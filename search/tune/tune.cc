@@ -16,6 +16,7 @@
 #include <unordered_set>
 
 #include "tirtune/ir/flop_count.h"
+#include "tirtune/search/default_schedule.h"
 #include "tirtune/schedule/json_text.h"
 #include "stored_records.h"
 #include "tirtune/search/task_scheduler.h"
@@ -102,8 +103,10 @@ struct TaskState {
   std::string library;
   std::string composite;
   bool library_pending = false;
-  /// Schedules transferred from other workloads (TuneOptions::transfer), for the first batch.
-  std::vector<Schedule> transferred;
+  /// Measured in the task's first batch before the strategy's candidates: what the function
+  /// runs as untuned (BaselineSchedules) and the schedules transferred from other workloads
+  /// (TuneOptions::transfer). Only for a task with no records of its own.
+  std::vector<Schedule> first_batch;
   std::unique_ptr<SearchStrategy> strategy;
   std::string model_group;  // the cost model's task key: the workload's structural hash
   std::vector<Trace> design_spaces;
@@ -165,6 +168,21 @@ struct Batch {
   std::vector<Schedule> candidates;
   std::vector<MeasureResult> results;
 };
+
+// What the task's function runs as without tuning, measured in its first batch so that the best
+// record is never slower: on a CPU the unscheduled function and DefaultSchedule (what `compile`
+// gives a function without records); on a GPU DefaultGpuSchedule (none when no default schedule
+// binds the function: unscheduled, it cannot run).
+std::vector<Schedule> BaselineSchedules(const PrimFunc& func, const Target& target) {
+  std::vector<Schedule> out;
+  if (!target.is_cuda()) out.emplace_back(func);
+  try {
+    out.push_back(target.is_cuda() ? DefaultGpuSchedule(func, target)
+                                   : DefaultSchedule(func, target));
+  } catch (const UserError&) {
+  }
+  return out;
+}
 
 // Step 1. Every task: its workload and what is already stored; then, unless a resumed run finds
 // the budget spent, its warm start, reference and strategy (replaying the records and building
@@ -278,14 +296,23 @@ ReplayedRecords SetUpTasks(TuneRun& run, const std::vector<TuneTask>& tasks,
     run.Log(fmt::format(
         "task {} '{}': workload {}, {} design space(s), {} record(s) stored, best {}", t,
         s.result.name, s.result.workload, spaces.size(), s.result.trials_before, best));
-    if (s.result.trials_before == 0 && !others.empty()) {
+    if (s.result.trials_before == 0) {
+      std::unordered_set<std::string> keys;
+      for (Schedule& sch : BaselineSchedules(s.func, options.target)) {
+        if (keys.insert(CandidateKey(sch)).second) s.first_batch.push_back(std::move(sch));
+      }
       size_t sources = 0;
-      s.transferred = TransferredSchedules(others, run.db, s.func, run.target, run.space,
-                                           options.transfer, options.seed + t, &sources);
-      if (!s.transferred.empty()) {
+      std::vector<Schedule> transferred =
+          others.empty() ? std::vector<Schedule>()
+                         : TransferredSchedules(others, run.db, s.func, run.target, run.space,
+                                                options.transfer, options.seed + t, &sources);
+      if (!transferred.empty()) {
         run.Log(fmt::format("task {} '{}': {} schedule(s) transferred from {} other workload(s) "
                             "for its first batch",
-                            t, s.result.name, s.transferred.size(), sources));
+                            t, s.result.name, transferred.size(), sources));
+      }
+      for (Schedule& sch : transferred) {
+        if (keys.insert(CandidateKey(sch)).second) s.first_batch.push_back(std::move(sch));
       }
     }
   }
@@ -341,10 +368,10 @@ std::vector<Schedule> Propose(TuneRun& run, TaskState& s, int n) {
     s.library_pending = false;
     --n;
   }
-  // So are the schedules transferred from other workloads.
-  size_t take = std::min(static_cast<size_t>(std::max(n, 0)), s.transferred.size());
-  std::move(s.transferred.begin(), s.transferred.begin() + take, std::back_inserter(candidates));
-  s.transferred.erase(s.transferred.begin(), s.transferred.begin() + take);
+  // So are the task's default schedule and the schedules transferred from other workloads.
+  size_t take = std::min(static_cast<size_t>(std::max(n, 0)), s.first_batch.size());
+  std::move(s.first_batch.begin(), s.first_batch.begin() + take, std::back_inserter(candidates));
+  s.first_batch.erase(s.first_batch.begin(), s.first_batch.begin() + take);
   n -= static_cast<int>(take);
   try {
     std::vector<Schedule> searched = s.strategy->GenerateMeasureCandidates(n);

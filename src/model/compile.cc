@@ -24,7 +24,7 @@
 #include "tirtune/lower/lower_gpu.h"
 #include "tirtune/measure/gpu_program.h"
 #include "tirtune/model/artifact.h"
-#include "tirtune/model/default_schedule.h"
+#include "tirtune/search/default_schedule.h"
 #include "tirtune/offload/library.h"
 #include "tirtune/search/tune.h"
 #include "tirtune/support/error.h"

@@ -13,7 +13,7 @@
 #include "tirtune/lower/lower_gpu.h"
 #include "tirtune/measure/gpu_program.h"
 #include "tirtune/model/compile.h"
-#include "tirtune/model/default_schedule.h"
+#include "tirtune/search/default_schedule.h"
 #include "tirtune/model/executor.h"
 #include "tirtune/model/model.h"
 #include "tirtune/support/error.h"

@@ -18,7 +18,7 @@
 #include "tirtune/ir/printer.h"
 #include "tirtune/measure/verify.h"
 #include "tirtune/model/compile.h"
-#include "tirtune/model/default_schedule.h"
+#include "tirtune/search/default_schedule.h"
 #include "tirtune/model/executor.h"
 #include "tirtune/model/npy.h"
 #include "tirtune/support/error.h"

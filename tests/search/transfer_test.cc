@@ -91,7 +91,8 @@ TEST_F(TransferTest, ANewTasksFirstBatchStartsFromTheTransferredSchedules) {
   TuneResult r = Tune({task}, *db_, o);
   EXPECT_NE(lines.find("2 schedule(s) transferred from 1 other workload(s)"), std::string::npos)
       << lines;
-  // The two are the source's best two, fitted: they are among the new workload's records.
+  // The two are the source's best two that transfer, fitted: they are among the new workload's
+  // records.
   SpaceGenerator space = SpaceGenerator::For(Target::Host());
   std::string target = CanonicalTarget(Target::Host().str());
   std::set<std::string> stored;
@@ -100,11 +101,14 @@ TEST_F(TransferTest, ANewTasksFirstBatchStartsFromTheTransferredSchedules) {
       stored.insert(CandidateKey(*s));
   }
   EXPECT_EQ(stored.size(), 8u);
-  for (const TuningRecord& best : db_->TopK(source_, target, 2)) {
+  int checked = 0;
+  for (const TuningRecord& best : db_->TopK(source_, target, 4)) {
     std::optional<Schedule> s = TransferRecord(space, w.func, best.trace, o.seed);
-    ASSERT_TRUE(s.has_value());
+    if (!s || checked == 2) continue;  // the untuned record (an empty trace) transfers nothing
     EXPECT_TRUE(stored.count(CandidateKey(*s)));
+    ++checked;
   }
+  EXPECT_EQ(checked, 2);
   // A task with records of its own (the run above stored 8) transfers nothing.
   lines.clear();
   Tune({task}, *db_, o);

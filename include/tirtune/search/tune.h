@@ -174,7 +174,7 @@ std::vector<int64_t> FitPerfectTile(std::vector<int64_t> parts, int64_t extent);
 /// The schedule of `func` made by a record of another workload: `trace_json` replayed up to its
 /// postprocessing with every perfect tiling fitted to func's loop (FitPerfectTile), then
 /// postprocessed by `space` (which checks it against func's shapes and the target's limits);
-/// nullopt when it does not replay or is rejected. Never trusted: it is measured and verified
+/// nullopt when it does not replay, is rejected, or is empty (an unscheduled function's record). Never trusted: it is measured and verified
 /// like any candidate.
 std::optional<Schedule> TransferRecord(const SpaceGenerator& space, const PrimFunc& func,
                                        const nlohmann::json& trace_json, uint64_t seed);

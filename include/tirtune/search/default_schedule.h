@@ -8,7 +8,7 @@
 #include "tirtune/ir/function.h"
 #include "tirtune/schedule/schedule.h"
 
-namespace tirtune::model {
+namespace tirtune {
 
 /// The default schedule of `func` for `target`. Every step that does not apply (a ScheduleError)
 /// is skipped, so the result is at worst the unscheduled function.
@@ -21,4 +21,4 @@ Schedule DefaultSchedule(const PrimFunc& func, const Target& target);
 /// kernel.
 Schedule DefaultGpuSchedule(const PrimFunc& func, const Target& target);
 
-}  // namespace tirtune::model
+}  // namespace tirtune

@@ -17,7 +17,7 @@
 //                                           for i in parallel, j, k_1: C[i, j] += C_rf[i, j, k_1]
 //
 // Otherwise such a block keeps its loop order and is not vectorized.
-#include "tirtune/model/default_schedule.h"
+#include "tirtune/search/default_schedule.h"
 
 #include <string>
 #include <vector>
@@ -28,7 +28,7 @@
 #include "tirtune/search/space.h"
 #include "tirtune/support/error.h"
 
-namespace tirtune::model {
+namespace tirtune {
 namespace {
 
 // Whether `loop` (one of the loops above `realize`) binds only spatial iterators of its block,
@@ -237,4 +237,4 @@ Schedule DefaultGpuSchedule(const PrimFunc& func, const Target& target) {
                 func->name, plain.WhyRejected(func, Trace(), 1));
 }
 
-}  // namespace tirtune::model
+}  // namespace tirtune
