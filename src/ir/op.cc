@@ -222,6 +222,10 @@ Expr Sigmoid(Expr x) { return Unary(Intrinsic::kSigmoid, std::move(x)); }
 Expr Erf(Expr x) { return Unary(Intrinsic::kErf, std::move(x)); }
 Expr Fabs(Expr x) { return Unary(Intrinsic::kFabs, std::move(x)); }
 Expr Floor(Expr x) { return Unary(Intrinsic::kFloor, std::move(x)); }
+Expr Ceil(Expr x) { return Unary(Intrinsic::kCeil, std::move(x)); }
+Expr Round(Expr x) { return Unary(Intrinsic::kRound, std::move(x)); }
+Expr Sin(Expr x) { return Unary(Intrinsic::kSin, std::move(x)); }
+Expr Cos(Expr x) { return Unary(Intrinsic::kCos, std::move(x)); }
 Expr Pow(Expr x, Expr y) {
   Promote(&x, &y);
   return MakeCall(Intrinsic::kPow, {std::move(x), std::move(y)});

@@ -41,6 +41,11 @@ Expr Erf(Expr x);
 Expr Pow(Expr x, Expr y);
 Expr Fabs(Expr x);
 Expr Floor(Expr x);
+Expr Ceil(Expr x);
+/// Halfway cases to even (nearbyint), as ONNX's Round.
+Expr Round(Expr x);
+Expr Sin(Expr x);
+Expr Cos(Expr x);
 
 /// The smallest and largest finite value of `t`, as immediates.
 Expr MinValue(DataType t);

@@ -81,6 +81,40 @@ void ConvertUnary(ImportContext& ctx) {
   EmitUnary(ctx, op);
 }
 
+void ConvertActivation(ImportContext& ctx) {
+  struct Op {
+    const char* name;                                  // the graph operator
+    std::vector<std::pair<const char*, float>> attrs;  // ONNX's float attributes, defaults
+  };
+  static const std::map<std::string, Op> ops = {
+      {"Abs", {"abs", {}}},
+      {"Log", {"log", {}}},
+      {"Floor", {"floor", {}}},
+      {"Ceil", {"ceil", {}}},
+      {"Round", {"round", {}}},
+      {"Sin", {"sin", {}}},
+      {"Cos", {"cos", {}}},
+      {"Sign", {"sign", {}}},
+      {"Softsign", {"softsign", {}}},
+      {"Softplus", {"softplus", {}}},
+      {"Mish", {"mish", {}}},
+      {"HardSwish", {"hard_swish", {}}},
+      {"HardSigmoid", {"hard_sigmoid", {{"alpha", 0.2f}, {"beta", 0.5f}}}},
+      {"LeakyRelu", {"leaky_relu", {{"alpha", 0.01f}}}},
+      {"ThresholdedRelu", {"thresholded_relu", {{"alpha", 1.0f}}}},
+      {"Elu", {"elu", {{"alpha", 1.0f}}}},
+      {"Celu", {"celu", {{"alpha", 1.0f}}}},
+      {"Selu",
+       {"selu", {{"alpha", 1.67326319217681884765625f}, {"gamma", 1.05070102214813232421875f}}}},
+  };
+  const Op& op = ops.at(ctx.node().op_type());
+  Attrs attrs;
+  for (const auto& [name, fallback] : op.attrs) {
+    attrs.Set(name, static_cast<double>(ctx.AttrFloat(name, fallback)));
+  }
+  EmitUnary(ctx, op.name, std::move(attrs));
+}
+
 void ConvertReciprocal(ImportContext& ctx) {
   ctx.RequireFloat(0);
   ValueId one = ctx.Constant(Scalar(1.0));

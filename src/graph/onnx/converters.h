@@ -8,6 +8,9 @@ namespace tirtune::graph::onnx_import {
 
 // convert_elementwise.cc
 void ConvertUnary(ImportContext& ctx);  // Relu, Sigmoid, Tanh, Erf, Sqrt, Exp, Neg
+// Abs, Log, Floor, Ceil, Round, Sin, Cos, Sign, Softsign, Softplus, Mish, HardSwish, HardSigmoid,
+// LeakyRelu, ThresholdedRelu, Elu, Celu, Selu
+void ConvertActivation(ImportContext& ctx);
 void ConvertReciprocal(ImportContext& ctx);
 void ConvertBinary(ImportContext& ctx);  // Add, Sub, Mul, Div
 void ConvertPow(ImportContext& ctx);

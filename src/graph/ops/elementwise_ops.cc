@@ -115,6 +115,19 @@ OpDef Unary(std::string name, OpPattern pattern, std::function<Tensor(const Tens
   };
 }
 
+// An element-wise operator given per element, with float attributes (their defaults ONNX's).
+OpDef Activation(std::string name, std::vector<AttrSpec> attrs,
+                 std::function<Expr(Expr, const Attrs&)> f) {
+  OpDef op = Unary(name, OpPattern::kElemWise, nullptr);
+  op.attrs = std::move(attrs);
+  std::string tensor = "T_" + name;
+  op.compute = [f, tensor](const std::vector<Tensor>& in, const Attrs& attrs) {
+    return Map(
+        in[0], [&](Expr e) { return f(e, attrs); }, tensor);
+  };
+  return op;
+}
+
 OpDef Binary(std::string name, std::function<Expr(Expr, Expr)> f) {
   std::string op = name;
   return OpDef{
@@ -153,6 +166,56 @@ std::vector<OpDef> ElementwiseOps() {
     return Map(
         x, [](Expr e) { return MakeConst(e.dtype(), 0) - e; }, "T_negative");
   }));
+  // Activations and math of ONNX, per element (x's type; constants in it).
+  auto c = [](const Expr& like, double v) { return MakeConst(like.dtype(), v); };
+  auto a = [](const Attrs& attrs, const char* name) { return attrs.GetFloat(name); };
+  auto none = std::vector<AttrSpec>{};
+  ops.push_back(Activation("abs", none, [](Expr x, const Attrs&) { return Fabs(x); }));
+  ops.push_back(Activation("log", none, [](Expr x, const Attrs&) { return Log(x); }));
+  ops.push_back(Activation("floor", none, [](Expr x, const Attrs&) { return Floor(x); }));
+  ops.push_back(Activation("ceil", none, [](Expr x, const Attrs&) { return Ceil(x); }));
+  ops.push_back(Activation("round", none, [](Expr x, const Attrs&) { return Round(x); }));
+  ops.push_back(Activation("sin", none, [](Expr x, const Attrs&) { return Sin(x); }));
+  ops.push_back(Activation("cos", none, [](Expr x, const Attrs&) { return Cos(x); }));
+  ops.push_back(Activation("sign", none, [c](Expr x, const Attrs&) {
+    return Select((x > c(x, 0)), c(x, 1), Select((x < c(x, 0)), c(x, -1), c(x, 0)));
+  }));
+  ops.push_back(
+      Activation("softsign", none, [c](Expr x, const Attrs&) { return x / (c(x, 1) + Fabs(x)); }));
+  ops.push_back(
+      Activation("softplus", none, [c](Expr x, const Attrs&) { return Log(Exp(x) + c(x, 1)); }));
+  ops.push_back(Activation("mish", none,
+                           [c](Expr x, const Attrs&) { return x * Tanh(Log(Exp(x) + c(x, 1))); }));
+  ops.push_back(Activation("hard_swish", none, [c](Expr x, const Attrs&) {
+    return x * Max(c(x, 0), Min(c(x, 1), x * c(x, 1.0 / 6) + c(x, 0.5)));
+  }));
+  ops.push_back(Activation(
+      "hard_sigmoid", {FloatAttr("alpha", 0.2), FloatAttr("beta", 0.5)},
+      [c, a](Expr x, const Attrs& at) {
+        return Max(c(x, 0), Min(c(x, 1), x * c(x, a(at, "alpha")) + c(x, a(at, "beta"))));
+      }));
+  ops.push_back(
+      Activation("leaky_relu", {FloatAttr("alpha", 0.01)}, [c, a](Expr x, const Attrs& at) {
+        return Select((x < c(x, 0)), x * c(x, a(at, "alpha")), x);
+      }));
+  ops.push_back(Activation(
+      "thresholded_relu", {FloatAttr("alpha", 1.0)},
+      [c, a](Expr x, const Attrs& at) { return Select((x > c(x, a(at, "alpha"))), x, c(x, 0)); }));
+  ops.push_back(Activation("elu", {FloatAttr("alpha", 1.0)}, [c, a](Expr x, const Attrs& at) {
+    return Select((x < c(x, 0)), c(x, a(at, "alpha")) * (Exp(x) - c(x, 1)), x);
+  }));
+  ops.push_back(Activation("celu", {FloatAttr("alpha", 1.0)}, [c, a](Expr x, const Attrs& at) {
+    Expr alpha = c(x, a(at, "alpha"));
+    return Max(c(x, 0), x) + Min(c(x, 0), alpha * (Exp(x / alpha) - c(x, 1)));
+  }));
+  ops.push_back(Activation("selu",
+                           {FloatAttr("alpha", 1.67326319217681884765625),
+                            FloatAttr("gamma", 1.05070102214813232421875)},
+                           [c, a](Expr x, const Attrs& at) {
+                             Expr alpha = c(x, a(at, "alpha")), gamma = c(x, a(at, "gamma"));
+                             return gamma * Select((x > c(x, 0)), x, alpha * Exp(x) - alpha);
+                           }));
+
   OpDef clip = Unary("clip", OpPattern::kElemWise, nullptr);
   clip.attrs = {FloatAttr("min", -3.4028234663852886e38), FloatAttr("max", 3.4028234663852886e38)};
   clip.compute = [](const std::vector<Tensor>& in, const Attrs& attrs) {
