@@ -115,6 +115,23 @@ void ConvertActivation(ImportContext& ctx) {
   EmitUnary(ctx, op.name, std::move(attrs));
 }
 
+// Max, Min, Sum and Mean: a chain of broadcasting binary operators (Mean divides at the end).
+void ConvertVariadic(ImportContext& ctx) {
+  const std::string& type = ctx.node().op_type();
+  int n = ctx.NumInputs();
+  if (n < 1) ctx.Fail("{} needs at least one input", type);
+  for (int i = 0; i < n; ++i) ctx.RequireFloat(i);
+  if (n == 1) {
+    ctx.Alias(0, 0);
+    return;
+  }
+  const char* op = type == "Max" ? "maximum" : type == "Min" ? "minimum" : "add";
+  ValueId y = ctx.Plain(0);
+  for (int i = 1; i < n; ++i) y = ctx.Emit(op, {y, ctx.Plain(i)});
+  if (type == "Mean") y = ctx.Emit("divide", {y, ctx.Constant(Scalar(n))});
+  ctx.SetPlain(0, y);
+}
+
 void ConvertReciprocal(ImportContext& ctx) {
   ctx.RequireFloat(0);
   ValueId one = ctx.Constant(Scalar(1.0));

@@ -4,6 +4,7 @@
 // → [KH, KW, CI, CO]). Padding the graph operators cannot express (asymmetric, or different per
 // axis) becomes an explicit `pad`.
 #include <cmath>
+#include <map>
 #include <numeric>
 
 #include "converters.h"
@@ -430,20 +431,40 @@ void ConvertLayerNormalization(ImportContext& ctx) {
   ctx.SetPlain(2, ctx.Emit("divide", {ScalarConstant(ctx, 1.0), std}));
 }
 
+// ReduceSum, ReduceMean, ReduceMax and ReduceMin are graph operators; ReduceL1 (sum of abs),
+// ReduceL2 (sqrt of the sum of squares), ReduceSumSquare, ReduceLogSum and ReduceLogSumExp are
+// built from `sum` and per-element operators.
 void ConvertReduce(ImportContext& ctx) {
   ctx.RequireFloat(0);
   const std::string& type = ctx.node().op_type();
   std::vector<int64_t> axes = ctx.AttrInts("axes", {});
-  if (type == "ReduceSum" && ctx.opset() >= 13) {
+  // The axes became an input: ReduceSum's at opset 13, every other reduction's at 18.
+  if ((type == "ReduceSum" && ctx.opset() >= 13) || ctx.opset() >= 18) {
     axes = ctx.HasInput(1) ? HostInts(ctx.HostInput(1, "axes")) : std::vector<int64_t>{};
     if (axes.empty() && ctx.AttrInt("noop_with_empty_axes", 0) != 0) {
+      if (type == "ReduceL1" || type == "ReduceL2" || type == "ReduceSumSquare" ||
+          type == "ReduceLogSum" || type == "ReduceLogSumExp") {
+        ctx.Fail("noop_with_empty_axes with no axes is not supported for {}", type);
+      }
       ctx.Alias(0, 0);
       return;
     }
   }
-  const char* op = type == "ReduceMean" ? "mean" : type == "ReduceSum" ? "sum" : "max";
-  ctx.SetPlain(
-      0, ctx.Emit(op, {ctx.Plain(0)}, {{"axes", axes}, {"keepdims", ctx.AttrInt("keepdims", 1)}}));
+  Attrs attrs = {{"axes", axes}, {"keepdims", ctx.AttrInt("keepdims", 1)}};
+  ValueId x = ctx.Plain(0);
+  static const std::map<std::string, std::string> direct = {
+      {"ReduceSum", "sum"}, {"ReduceMean", "mean"}, {"ReduceMax", "max"}, {"ReduceMin", "min"}};
+  if (auto it = direct.find(type); it != direct.end()) {
+    ctx.SetPlain(0, ctx.Emit(it->second, {x}, attrs));
+    return;
+  }
+  if (type == "ReduceL1") x = ctx.Emit("abs", {x});
+  if (type == "ReduceL2" || type == "ReduceSumSquare") x = ctx.Emit("multiply", {x, x});
+  if (type == "ReduceLogSumExp") x = ctx.Emit("exp", {x});
+  ValueId sum = ctx.Emit("sum", {x}, attrs);
+  if (type == "ReduceL2") sum = ctx.Emit("sqrt", {sum});
+  if (type == "ReduceLogSum" || type == "ReduceLogSumExp") sum = ctx.Emit("log", {sum});
+  ctx.SetPlain(0, sum);
 }
 
 }  // namespace tirtune::graph::onnx_import

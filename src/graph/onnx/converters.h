@@ -12,6 +12,7 @@ void ConvertUnary(ImportContext& ctx);  // Relu, Sigmoid, Tanh, Erf, Sqrt, Exp, 
 // LeakyRelu, ThresholdedRelu, Elu, Celu, Selu
 void ConvertActivation(ImportContext& ctx);
 void ConvertReciprocal(ImportContext& ctx);
+void ConvertVariadic(ImportContext& ctx);  // Max, Min, Sum, Mean of any number of inputs
 void ConvertBinary(ImportContext& ctx);  // Add, Sub, Mul, Div
 void ConvertPow(ImportContext& ctx);
 void ConvertClip(ImportContext& ctx);
@@ -31,7 +32,7 @@ void ConvertGemm(ImportContext& ctx);
 void ConvertMatMul(ImportContext& ctx);
 void ConvertSoftmax(ImportContext& ctx);
 void ConvertLayerNormalization(ImportContext& ctx);
-void ConvertReduce(ImportContext& ctx);  // ReduceMean, ReduceSum, ReduceMax
+void ConvertReduce(ImportContext& ctx);  // ReduceSum/Mean/Max/Min/L1/L2/SumSquare/LogSum/LogSumExp
 
 // convert_shape.cc
 void ConvertShape(ImportContext& ctx);

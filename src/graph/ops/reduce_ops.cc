@@ -1,5 +1,6 @@
-// Reductions over chosen axes: sum, mean and max, with or without the reduced axes kept as
-// extent-1 dimensions (ONNX's ReduceSum/ReduceMean/ReduceMax).
+// Reductions over chosen axes: sum, mean, max and min, with or without the reduced axes kept as
+// extent-1 dimensions (ONNX's ReduceSum/ReduceMean/ReduceMax/ReduceMin; the importer builds
+// ReduceL1, ReduceL2, ReduceSumSquare, ReduceLogSum and ReduceLogSumExp from them).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -14,7 +15,7 @@ namespace {
 
 using te::Tensor;
 
-enum class Reduce { kSum, kMean, kMax };
+enum class Reduce { kSum, kMean, kMax, kMin };
 
 Tensor ReduceAxes(const Tensor& x, const Attrs& attrs, Reduce kind, const char* op) {
   std::set<int> axes;
@@ -51,7 +52,9 @@ Tensor ReduceAxes(const Tensor& x, const Attrs& attrs, Reduce kind, const char* 
       }
     }
     Expr value = x(indices);
-    return kind == Reduce::kMax ? te::MaxReduce(value, reduce_axes) : te::Sum(value, reduce_axes);
+    if (kind == Reduce::kMax) return te::MaxReduce(value, reduce_axes);
+    if (kind == Reduce::kMin) return te::MinReduce(value, reduce_axes);
+    return te::Sum(value, reduce_axes);
   };
   if (kind != Reduce::kMean) return te::Compute(shape, fcompute, fmt::format("T_{}", op));
   Tensor sum = te::Compute(shape, fcompute, "T_mean_sum");
@@ -80,7 +83,7 @@ OpDef Reduction(std::string name, Reduce kind) {
 
 std::vector<OpDef> ReduceOps() {
   return {Reduction("sum", Reduce::kSum), Reduction("mean", Reduce::kMean),
-          Reduction("max", Reduce::kMax)};
+          Reduction("max", Reduce::kMax), Reduction("min", Reduce::kMin)};
 }
 
 }  // namespace tirtune::graph
