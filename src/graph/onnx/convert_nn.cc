@@ -234,6 +234,17 @@ void ConvertGlobalAveragePool(ImportContext& ctx) {
                       ctx.Emit("mean", {ctx.ChannelsLast(0)}, {{"axes", axes}, {"keepdims", 1}}));
 }
 
+// GlobalMaxPool: the maximum over every spatial axis, kept as extent 1.
+void ConvertGlobalMaxPool(ImportContext& ctx) {
+  ctx.RequireFloat(0);
+  int rank = static_cast<int>(ctx.Input(0).shape.size());
+  if (rank < 3) ctx.Fail("input of rank {}", rank);
+  Ints axes;
+  for (int d = 1; d < rank - 1; ++d) axes.push_back(d);
+  ctx.SetChannelsLast(0,
+                      ctx.Emit("max", {ctx.ChannelsLast(0)}, {{"axes", axes}, {"keepdims", 1}}));
+}
+
 void ConvertBatchNormalization(ImportContext& ctx) {
   ctx.RequireFloat(0);
   ctx.RequireAttr("training_mode", 0);
@@ -360,21 +371,28 @@ void ConvertSoftmax(ImportContext& ctx) {
   if (axis < -rank || axis >= rank) ctx.Fail("axis {} out of range for rank {}", axis, rank);
   if (axis < 0) axis += rank;
   ValueId x = ctx.Plain(0);
+  // LogSoftmax: the log of the softmax (which subtracts the maximum first, so only differences
+  // beyond float's exponent range, about 87, would underflow).
+  bool log = ctx.node().op_type() == "LogSoftmax";
+  auto softmax = [&](ValueId v) {
+    ValueId s = ctx.Emit("softmax", {v});
+    return log ? ctx.Emit("log", {s}) : s;
+  };
   if (ctx.opset() < 13) {  // softmax of the input coerced to [prod(:axis), prod(axis:)]
     int64_t outer = NumElements({shape.begin(), shape.begin() + axis});
     ValueId rows = ctx.Emit("reshape", {x}, {{"shape", Ints{outer, -1}}});
-    ctx.SetPlain(0, ctx.Emit("reshape", {ctx.Emit("softmax", {rows})}, {{"shape", shape}}));
+    ctx.SetPlain(0, ctx.Emit("reshape", {softmax(rows)}, {{"shape", shape}}));
     return;
   }
   if (axis == rank - 1) {
-    ctx.SetPlain(0, ctx.Emit("softmax", {x}));
+    ctx.SetPlain(0, softmax(x));
     return;
   }
   Ints perm(rank);
   std::iota(perm.begin(), perm.end(), 0);
   std::swap(perm[axis], perm[rank - 1]);
   ValueId moved = ctx.Emit("transpose", {x}, {{"perm", perm}});
-  ctx.SetPlain(0, ctx.Emit("transpose", {ctx.Emit("softmax", {moved})}, {{"perm", perm}}));
+  ctx.SetPlain(0, ctx.Emit("transpose", {softmax(moved)}, {{"perm", perm}}));
 }
 
 void ConvertLayerNormalization(ImportContext& ctx) {

@@ -27,10 +27,11 @@ void ConvertConv(ImportContext& ctx);
 void ConvertConvTranspose(ImportContext& ctx);
 void ConvertPool(ImportContext& ctx);  // MaxPool, AveragePool
 void ConvertGlobalAveragePool(ImportContext& ctx);
+void ConvertGlobalMaxPool(ImportContext& ctx);
 void ConvertBatchNormalization(ImportContext& ctx);
 void ConvertGemm(ImportContext& ctx);
 void ConvertMatMul(ImportContext& ctx);
-void ConvertSoftmax(ImportContext& ctx);
+void ConvertSoftmax(ImportContext& ctx);  // Softmax, LogSoftmax
 void ConvertLayerNormalization(ImportContext& ctx);
 void ConvertReduce(ImportContext& ctx);  // ReduceSum/Mean/Max/Min/L1/L2/SumSquare/LogSum/LogSumExp
 
