@@ -147,6 +147,7 @@ const std::map<std::string, std::string>& Skipped() {
        "DOUBLE tensors (the graph holds float32, and int64 indices)"},
       {"test_reshape_allowzero_reordered", "empty tensors"},
       {"test_slice_start_out_of_bounds", "empty tensors"},
+      {"test_split_zero_size_splits", "empty tensors"},
       {"test_sub_uint8", "UINT8 tensors (the graph holds float32, and int64 indices)"},
       {"test_training_dropout", "training mode"},
       {"test_training_dropout_default", "training mode"},

@@ -132,6 +132,15 @@ void ConvertVariadic(ImportContext& ctx) {
   ctx.SetPlain(0, y);
 }
 
+// PRelu: max(x, 0) + slope * min(x, 0), the slope broadcast to x.
+void ConvertPRelu(ImportContext& ctx) {
+  ctx.RequireFloat(0);
+  ctx.RequireFloat(1);
+  ValueId x = ctx.Plain(0), zero = ctx.Constant(Scalar(0.0));
+  ValueId negative = ctx.Emit("multiply", {ctx.Plain(1), ctx.Emit("minimum", {x, zero})});
+  ctx.SetPlain(0, ctx.Emit("add", {ctx.Emit("maximum", {x, zero}), negative}));
+}
+
 void ConvertReciprocal(ImportContext& ctx) {
   ctx.RequireFloat(0);
   ValueId one = ctx.Constant(Scalar(1.0));

@@ -2,6 +2,7 @@
 // and the chains exporters build from it (Gather, Concat, Unsqueeze, ConstantOfShape, ...) fold
 // here; on tensors the graph computes, the same operators become reshape, transpose, concat,
 // strided_slice, take and broadcast_to.
+#include <algorithm>
 #include <numeric>
 
 #include "converters.h"
@@ -339,6 +340,133 @@ void ConvertRange(ImportContext& ctx) {
     }
   }
   ctx.SetHost(0, out);
+}
+
+}  // namespace tirtune::graph::onnx_import
+
+namespace tirtune::graph::onnx_import {
+namespace {
+
+// Output `out` = reshape(transpose(reshape(input 0, `split`), `perm`), `shape`): the
+// rearrangements DepthToSpace, SpaceToDepth and Tile are made of, on the host for a host input.
+ValueId Rearranged(ImportContext& ctx, const Ints& split, const Ints& perm, const Ints& shape) {
+  ValueId v = ctx.Emit("reshape", {ctx.Plain(0)}, {{"shape", split}});
+  v = ctx.Emit("transpose", {v}, {{"perm", perm}});
+  return ctx.Emit("reshape", {v}, {{"shape", shape}});
+}
+
+}  // namespace
+
+// DepthToSpace (DCR or CRD) and SpaceToDepth on NCHW, as reshape-transpose-reshape.
+void ConvertDepthSpace(ImportContext& ctx) {
+  const std::vector<int64_t>& in = ctx.Input(0).shape;
+  if (in.size() != 4) ctx.Fail("input of rank {} (rank 4 expected)", in.size());
+  int64_t b = ctx.AttrInt("blocksize", 0);
+  if (b < 1) ctx.Fail("blocksize {} (at least 1 expected)", b);
+  int64_t n = in[0], c = in[1], h = in[2], w = in[3];
+  Ints split, perm, shape;
+  if (ctx.node().op_type() == "DepthToSpace") {
+    if (c % (b * b) != 0) ctx.Fail("{} channels are not a multiple of blocksize^2 = {}", c, b * b);
+    std::string mode = ctx.AttrString("mode", "DCR");
+    if (mode == "DCR") {
+      split = {n, b, b, c / (b * b), h, w};
+      perm = {0, 3, 4, 1, 5, 2};
+    } else if (mode == "CRD") {
+      split = {n, c / (b * b), b, b, h, w};
+      perm = {0, 1, 4, 2, 5, 3};
+    } else {
+      ctx.Fail("mode '{}' (DCR or CRD expected)", mode);
+    }
+    shape = {n, c / (b * b), h * b, w * b};
+  } else {
+    if (h % b != 0 || w % b != 0) ctx.Fail("{}x{} is not a multiple of blocksize {}", h, w, b);
+    split = {n, c, h / b, b, w / b, b};
+    perm = {0, 3, 5, 1, 2, 4};
+    shape = {n, c * b * b, h / b, w / b};
+  }
+  if (ctx.Input(0).is_host()) {
+    NDArray t = HostTranspose(HostReshape(ctx.Input(0).host, split), perm);
+    ctx.SetHost(0, HostReshape(t, shape));
+    return;
+  }
+  ctx.RequireFloat(0);
+  ctx.SetPlain(0, Rearranged(ctx, split, perm, shape));
+}
+
+// Tile: x reshaped to [1, d0, 1, d1, ...], broadcast to [r0, d0, r1, d1, ...], reshaped to
+// [r0 d0, r1 d1, ...].
+void ConvertTile(ImportContext& ctx) {
+  const std::vector<int64_t>& in = ctx.Input(0).shape;
+  std::vector<int64_t> repeats = HostInts(ctx.HostInput(1, "repeats"));
+  if (repeats.size() != in.size()) {
+    ctx.Fail("{} repeats for an input of rank {}", repeats.size(), in.size());
+  }
+  Ints split, wide, shape;
+  for (size_t d = 0; d < in.size(); ++d) {
+    if (repeats[d] < 1) ctx.Fail("repeat {} on axis {} (at least 1 expected)", repeats[d], d);
+    split.insert(split.end(), {1, in[d]});
+    wide.insert(wide.end(), {repeats[d], in[d]});
+    shape.push_back(repeats[d] * in[d]);
+  }
+  ctx.CheckHostShape(shape);
+  const ImportedValue& x = ctx.Input(0);
+  if (x.is_host()) {
+    ctx.SetHost(0, HostReshape(HostExpand(HostReshape(x.host, split), wide), shape));
+    return;
+  }
+  ctx.RequireFloat(0);
+  ValueId v = ctx.Emit("reshape", {ctx.Plain(0)}, {{"shape", split}});
+  v = ctx.Emit("broadcast_to", {v}, {{"shape", wide}});
+  ctx.SetPlain(0, ctx.Emit("reshape", {v}, {{"shape", shape}}));
+}
+
+// Split along `axis` into the given sizes (the `split` attribute before opset 13, an input from
+// 13 on), else into equal parts, one per output (from opset 18 `num_outputs` parts, the last
+// smaller when the axis does not divide).
+void ConvertSplit(ImportContext& ctx) {
+  const ImportedValue& x = ctx.Input(0);
+  int rank = static_cast<int>(x.shape.size());
+  int64_t axis = ctx.AttrInt("axis", 0);
+  if (axis < -rank || axis >= rank) ctx.Fail("axis {} out of range for rank {}", axis, rank);
+  if (axis < 0) axis += rank;
+  int64_t extent = x.shape[axis];
+  int outputs = ctx.node().output_size();
+  std::vector<int64_t> sizes =
+      ctx.opset() < 13 ? ctx.AttrInts("split", {})
+                       : (ctx.HasInput(1) ? HostInts(ctx.HostInput(1, "split")) : Ints{});
+  if (sizes.empty()) {
+    int64_t parts = ctx.opset() >= 18 ? ctx.AttrInt("num_outputs", outputs) : outputs;
+    if (parts < 1) ctx.Fail("{} parts", parts);
+    int64_t chunk = ctx.opset() >= 18 ? (extent + parts - 1) / parts : extent / parts;
+    if (ctx.opset() < 18 && extent % parts != 0) {
+      ctx.Fail("extent {} does not split into {} equal parts", extent, parts);
+    }
+    for (int64_t i = 0, left = extent; i < parts; ++i, left -= chunk) {
+      sizes.push_back(std::min(chunk, left));
+    }
+  }
+  if (static_cast<int>(sizes.size()) != outputs) {
+    ctx.Fail("{} split sizes for {} outputs", sizes.size(), outputs);
+  }
+  if (std::accumulate(sizes.begin(), sizes.end(), int64_t{0}) != extent) {
+    ctx.Fail("split sizes {} do not add up to extent {}", ShapeString(sizes), extent);
+  }
+  int64_t start = 0;
+  for (int i = 0; i < outputs; start += sizes[i], ++i) {
+    if (ctx.node().output(i).empty()) continue;
+    if (sizes[i] <= 0) ctx.Fail("output {} would be empty", i);
+    Ints begin(rank, 0), end = x.shape, strides(rank, 1), out_shape = x.shape;
+    begin[axis] = start;
+    end[axis] = start + sizes[i];
+    out_shape[axis] = sizes[i];
+    if (x.is_host()) {
+      ctx.SetHost(i, HostSlice(x.host, begin, strides, out_shape));
+      continue;
+    }
+    ctx.RequireFloat(0);
+    ctx.SetPlain(i, ctx.Emit("strided_slice", {ctx.Plain(0)},
+                             {{"begin", begin}, {"end", end}, {"strides", strides}}));
+  }
 }
 
 }  // namespace tirtune::graph::onnx_import

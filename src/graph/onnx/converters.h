@@ -12,6 +12,7 @@ void ConvertUnary(ImportContext& ctx);  // Relu, Sigmoid, Tanh, Erf, Sqrt, Exp, 
 // LeakyRelu, ThresholdedRelu, Elu, Celu, Selu
 void ConvertActivation(ImportContext& ctx);
 void ConvertReciprocal(ImportContext& ctx);
+void ConvertPRelu(ImportContext& ctx);
 void ConvertVariadic(ImportContext& ctx);  // Max, Min, Sum, Mean of any number of inputs
 void ConvertBinary(ImportContext& ctx);  // Add, Sub, Mul, Div
 void ConvertPow(ImportContext& ctx);
@@ -49,5 +50,10 @@ void ConvertConstant(ImportContext& ctx);
 void ConvertConstantOfShape(ImportContext& ctx);
 void ConvertExpand(ImportContext& ctx);
 void ConvertRange(ImportContext& ctx);
+
+// convert_shape.cc, rearrangements
+void ConvertDepthSpace(ImportContext& ctx);  // DepthToSpace, SpaceToDepth
+void ConvertTile(ImportContext& ctx);
+void ConvertSplit(ImportContext& ctx);
 
 }  // namespace tirtune::graph::onnx_import
