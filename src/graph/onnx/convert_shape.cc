@@ -469,4 +469,33 @@ void ConvertSplit(ImportContext& ctx) {
   }
 }
 
+// Trilu: x times a 0/1 mask of the last two axes made here (shapes are static): upper keeps
+// j - i >= k, lower j - i <= k.
+void ConvertTrilu(ImportContext& ctx) {
+  const ImportedValue& x = ctx.Input(0);
+  if (x.shape.size() < 2) ctx.Fail("input of rank {} (at least 2 expected)", x.shape.size());
+  int64_t k = ctx.HasInput(1) ? static_cast<int64_t>(ctx.HostScalar(1, "k")) : 0;
+  bool upper = ctx.AttrInt("upper", 1) != 0;
+  int64_t rows = x.shape[x.shape.size() - 2], cols = x.shape.back();
+  if (rows == 0 || cols == 0) ctx.Fail("the input is empty");
+  NDArray mask = NDArray::Empty({rows, cols}, x.dtype);
+  for (int64_t i = 0; i < rows; ++i) {
+    for (int64_t j = 0; j < cols; ++j) {
+      bool keep = upper ? j - i >= k : j - i <= k;
+      mask.SetDouble(i * cols + j, keep ? 1 : 0);
+    }
+  }
+  if (x.is_host()) {
+    ctx.SetHost(0, HostBinary(x.host, mask, x.dtype, [](double v, double m) { return v * m; }));
+    return;
+  }
+  ctx.RequireFloat(0);
+  ctx.SetPlain(0, ctx.Emit("multiply", {ctx.Plain(0), ctx.Constant(mask)}));
+}
+
+// Size: the element count, known at import time.
+void ConvertSize(ImportContext& ctx) {
+  ctx.SetHost(0, HostReshape(MakeInts({NumElements(ctx.Input(0).shape)}), {}));
+}
+
 }  // namespace tirtune::graph::onnx_import

@@ -72,6 +72,7 @@ const std::map<std::string, Converter>& Table() {
       {"Sigmoid", ConvertUnary},
       {"Sign", ConvertActivation},
       {"Sin", ConvertActivation},
+      {"Size", ConvertSize},
       {"Slice", ConvertSlice},
       {"Softmax", ConvertSoftmax},
       {"Softplus", ConvertActivation},
@@ -86,6 +87,7 @@ const std::map<std::string, Converter>& Table() {
       {"ThresholdedRelu", ConvertActivation},
       {"Tile", ConvertTile},
       {"Transpose", ConvertTranspose},
+      {"Trilu", ConvertTrilu},
       {"Unsqueeze", ConvertUnsqueeze},
       {"Where", ConvertWhere},
   };

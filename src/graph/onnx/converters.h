@@ -55,5 +55,7 @@ void ConvertRange(ImportContext& ctx);
 void ConvertDepthSpace(ImportContext& ctx);  // DepthToSpace, SpaceToDepth
 void ConvertTile(ImportContext& ctx);
 void ConvertSplit(ImportContext& ctx);
+void ConvertTrilu(ImportContext& ctx);
+void ConvertSize(ImportContext& ctx);
 
 }  // namespace tirtune::graph::onnx_import
