@@ -27,6 +27,9 @@
 #include "tirtune/measure/verify.h"
 #include "tirtune/runtime/cuda_driver.h"
 #include "tirtune/support/version.h"
+#if TIRTUNE_WITH_MODELS
+#include "tirtune/model/model.h"
+#endif
 
 namespace tirtune::cli {
 namespace {
@@ -314,6 +317,12 @@ void RunTime(const TimeCli& opts, const GlobalOptions& global) {
   ReferenceConfig reference_config;
   reference_config.interpret_below_flops = opts.interpret_below_flops;
   MeasureTask task = MakeMeasureTask(f.original, target, opts.seed, reference_config);
+  if (!OffloadedComposite(f.scheduled).empty() && !opts.input.workload.empty()) {
+#if TIRTUNE_WITH_MODELS
+    // A library record of the workload (tune --workload measured the library's kernel).
+    task.library = model::WorkloadLibrary(f.label, model::Offload::kMeasured, target);
+#endif
+  }
   Measurer measurer(BuilderConfig{}, *runner);
   MeasureResult r = measurer.Measure(task, {f.scheduled}).front();
   switch (r.status) {

@@ -61,7 +61,16 @@ std::vector<TuneTask> LoadTasks(const TuneCli& opts) {
   std::vector<TuneTask> tasks;
   for (const std::string& spec : opts.workloads) {
     Workload w = MakeWorkload(spec);
-    tasks.push_back(TuneTask{w.spec, w.func, 1, w.flops});
+    std::string library;
+#if TIRTUNE_WITH_MODELS
+    // A library's kernel for the operator, measured beside the tuned ones (not with always:
+    // the library runs it, nothing is tuned).
+    model::Offload offload = model::ParseOffload(opts.offload);
+    library = model::WorkloadLibrary(
+        w.spec, offload, opts.target.empty() ? Target::Host() : Target::Parse(opts.target));
+    if (offload == model::Offload::kAlways && !library.empty()) continue;
+#endif
+    tasks.push_back(TuneTask{w.spec, w.func, 1, w.flops, library});
   }
   for (const std::string& file : opts.ir_files) {
     PrimFunc f = ParsePrimFunc(ReadTextFile(file), file);
@@ -257,8 +266,8 @@ void AddTuneCommand(CLI::App& app, const GlobalOptions& global) {
   cmd->add_option("--model", opts->onnx_models,
                   "an ONNX model: tune every fused function of it (repeatable)");
   cmd->add_option("--offload", opts->offload,
-                  "with --model: measured (a library's kernel is measured beside the tuned ones "
-                  "for every function it can run), never, or always (the functions a library "
+                  "measured (a library's kernel is measured beside the tuned ones for every "
+                  "function or --workload it can run), never, or always (the functions a library "
                   "runs, as compile --offload always will, are not tuned)")
       ->capture_default_str();
   cmd->add_option("--cost-model-file", opts->cost_model_file,

@@ -1,9 +1,11 @@
 // The model pipeline: ONNX import, the graph passes in their fixed order, task extraction.
 #include "tirtune/model/model.h"
 
+#include <algorithm>
 #include <map>
 
 #include "tirtune/graph/onnx_import.h"
+#include "tirtune/graph/op_registry.h"
 #include "tirtune/graph/passes.h"
 #include "tirtune/offload/library.h"
 #include "tirtune/ir/structural_equal.h"
@@ -84,6 +86,64 @@ std::string TaskLibrary(const ModelTasks& model, int task) {
     }
   }
   return description;
+}
+
+std::string WorkloadLibrary(const std::string& spec, Offload offload, const Target& target) {
+  std::vector<graph::FusionPattern> patterns = OffloadPatterns(offload, target);
+  size_t colon = spec.find(':');
+  if (patterns.empty() || colon == std::string::npos) return "";
+  std::string name = spec.substr(0, colon);
+  std::vector<int64_t> a;
+  for (size_t at = colon + 1; at < spec.size();) {
+    size_t end = std::min(spec.find(',', at), spec.size());
+    a.push_back(std::stoll(spec.substr(at, end - at)));
+    at = end + 1;
+  }
+  auto arg = [&](size_t i, int64_t fallback) { return i < a.size() ? a[i] : fallback; };
+  graph::Graph g;
+  auto input = [&](const char* n, std::vector<int64_t> shape) {
+    return g.AddInput(n, graph::F32(std::move(shape)));
+  };
+  auto weight = [&](std::vector<int64_t> shape) {
+    NDArray w = NDArray::Empty(shape, DataType::Float(32));
+    w.Fill(0);  // the runner fills every argument with the task's seeded values
+    return g.AddConstant("W", w);
+  };
+  std::string op = name;
+  std::vector<graph::ValueId> args;
+  graph::Attrs attrs;
+  auto conv = [&](size_t spatial) {  // N, spatial..., CI, CO, kernel, stride, pad, dilation, groups
+    std::vector<int64_t> data(a.begin(), a.begin() + 2 + spatial);  // N, spatial..., CI
+    int64_t co = a[2 + spatial], kernel = a[3 + spatial], groups = arg(7 + spatial, 1);
+    std::vector<int64_t> w(spatial, kernel);
+    w.insert(w.end(), {data.back() / groups, co});
+    args = {input("A", data), weight(w)};
+    attrs = {{"stride", arg(4 + spatial, 1)},
+             {"pad", arg(5 + spatial, 0)},
+             {"dilation", arg(6 + spatial, 1)},
+             {"groups", groups}};
+  };
+  if (name == "gemm" && a.size() == 3) {  // M, N, K
+    op = "matmul";
+    args = {input("A", {a[0], a[2]}), input("B", {a[2], a[1]})};
+  } else if (name == "dense" && a.size() == 3) {  // M, N, K
+    args = {input("X", {a[0], a[2]}), weight({a[1], a[2]})};
+  } else if (name == "batch_matmul" && a.size() == 4) {  // B, N, M, K
+    args = {input("A", {a[0], a[1], a[3]}), input("B", {a[0], a[3], a[2]})};
+  } else if ((name == "conv1d" || name == "conv2d" || name == "conv3d") && a.size() >= 6) {
+    conv(static_cast<size_t>(name[4] - '0'));
+  } else if ((name == "max_pool2d" || name == "avg_pool2d") && a.size() == 7) {
+    args = {input("A", {a[0], a[1], a[2], a[3]})};
+    attrs = {{"kernel", a[4]}, {"stride", a[5]}, {"pad", a[6]}};
+  } else {
+    return "";
+  }
+  g.AddOutput(graph::AddOpCall(&g, "y", op, args, attrs));
+  graph::PatternFusionResult fused = graph::FuseOpsByPattern(g, patterns);
+  if (fused.graph.calls().size() != 1) return "";
+  const graph::Call& call = fused.graph.call(0);
+  if (!call.attrs.Has(graph::kCompositeAttr)) return "";
+  return offload::CompositeToJson(offload::StandaloneComposite(fused.graph, call));
 }
 
 ModelTasks LoadOnnxModel(const std::string& path,

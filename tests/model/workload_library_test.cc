@@ -1,0 +1,78 @@
+// The library candidate of an operator-library workload (WorkloadLibrary): built for the
+// operators a library's patterns take, with the workload's parameters as its arguments, so that
+// `tune --workload` measures it, verified against the workload's own reference, beside the tuned
+// kernels; none for other operators, with --offload never, or on a GPU.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "tirtune/model/model.h"
+#include "tirtune/search/tune.h"
+#include "tirtune/te/workload_registry.h"
+
+namespace tirtune::model {
+namespace {
+
+const char* const kSpecs[] = {
+    "gemm:16,24,32",
+    "dense:8,16,32",
+    "batch_matmul:2,8,12,16",
+    "conv1d:1,12,8,16,3,1,1",
+    "conv2d:1,8,8,8,16,3,1,1",
+    "conv2d:1,9,9,8,8,3,2,1,1,2",  // strided and grouped
+    "conv3d:1,4,6,6,4,8,3,1,1",
+    "max_pool2d:1,8,8,16,3,2,1",
+    "avg_pool2d:1,8,8,16,3,2,1",
+};
+
+TEST(WorkloadLibrary, EveryOperatorALibraryTakesIsMeasuredAndVerifiedAsALibraryRecord) {
+  Target cpu = Target::Parse("llvm -num-cores=2");
+  std::vector<TuneTask> tasks;
+  for (const char* spec : kSpecs) {
+    Workload w = MakeWorkload(spec);
+    std::string library = WorkloadLibrary(w.spec, Offload::kMeasured, cpu);
+    EXPECT_NE(library, "") << spec;
+    tasks.push_back(TuneTask{w.spec, w.func, 1, w.flops, library});
+  }
+  std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                              ("tirtune_workload_library_test_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  TuneOptions o;
+  o.target = cpu;
+  o.max_trials = static_cast<int>(3 * tasks.size());
+  o.trials_per_round = 3;
+  o.task_scheduler = "round-robin";
+  o.evolutionary.population_size = 16;
+  o.evolutionary.init_min_unmeasured = 4;
+  o.runner.timer.repeat = 2;
+  o.runner.timer.min_repeat_ms = 0.2;
+  std::unique_ptr<Database> db = OpenDatabase((dir / "t.db").string());
+  TuneResult r = Tune(tasks, *db, o);
+  for (const TaskResult& t : r.tasks) {
+    SCOPED_TRACE(t.name);
+    int library_records = 0;
+    for (const TuningRecord& rec : db->RecordsOf(t.workload)) {
+      if (rec.trace.dump().find("\"Offload\"") == std::string::npos) continue;
+      ++library_records;
+      EXPECT_EQ(rec.status, RecordStatus::kOk) << rec.error;
+    }
+    EXPECT_EQ(library_records, 1);
+  }
+  db.reset();
+  std::filesystem::remove_all(dir);
+}
+
+TEST(WorkloadLibrary, NoneForOtherOperatorsForNeverAndOnAGpu) {
+  Target cpu = Target::Parse("llvm -num-cores=2");
+  EXPECT_EQ(WorkloadLibrary("softmax:16,16", Offload::kMeasured, cpu), "");
+  EXPECT_EQ(WorkloadLibrary("depthwise_conv2d:1,8,8,4,3,1,1", Offload::kMeasured, cpu), "");
+  EXPECT_EQ(WorkloadLibrary("conv2d:1,8,8,8,16,3,1,1", Offload::kNever, cpu), "");
+  EXPECT_EQ(WorkloadLibrary("conv2d:1,8,8,8,16,3,1,1", Offload::kMeasured,
+                            Target::Parse("cuda -arch=sm_90")),
+            "");
+}
+
+}  // namespace
+}  // namespace tirtune::model
