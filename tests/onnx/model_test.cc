@@ -196,6 +196,40 @@ TEST(OnnxModelTest, ConstantOfShapeAndWhereFoldAMask) {
   for (int64_t i = 0; i < 6; ++i) EXPECT_FLOAT_EQ(y.GetDouble(i), -9999.0f);
 }
 
+// y = Pad(x, pads, mode) of x[2, 5] = 0..9 row-major, against ONNX's definition written out.
+std::vector<double> PadOf(const std::string& mode, std::vector<int64_t> pads) {
+  OnnxModelBuilder b;
+  int64_t rows = 2 + pads[0] + pads[2], cols = 5 + pads[1] + pads[3];
+  b.Input("x", {2, 5}).Output("y", {rows, cols});
+  b.Int64s("pads", pads);
+  onnx::NodeProto* pad = b.Node("Pad", {"x", "pads"}, {"y"});
+  onnx::AttributeProto* a = pad->add_attribute();
+  a->set_name("mode");
+  a->set_type(onnx::AttributeProto::STRING);
+  a->set_s(mode);
+  Graph g = ImportOnnxFromBytes(b.Bytes());
+  NDArray x = NDArray::Empty({2, 5}, DataType::Float(32));
+  for (int64_t i = 0; i < 10; ++i) x.SetDouble(i, static_cast<double>(i));
+  NDArray y = RunGraph(g, {x})[0];
+  std::vector<double> out;
+  for (int64_t i = 0; i < y.size(); ++i) out.push_back(y.GetDouble(i));
+  return out;
+}
+
+TEST(OnnxModelTest, PadsInEveryModeAndCropsWithNegativePads) {
+  // Rows padded by 1 before, columns by 2 before and 1 after.
+  EXPECT_EQ(PadOf("constant", {1, 2, 0, 1}),
+            (std::vector<double>{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1,
+                                 2, 3, 4, 0, 0, 0, 5, 6, 7, 8, 9, 0}));
+  EXPECT_EQ(PadOf("edge", {1, 2, 0, 1}), (std::vector<double>{0, 0, 0, 1, 2, 3, 4, 4, 0, 0, 0, 1,
+                                                              2, 3, 4, 4, 5, 5, 5, 6, 7, 8, 9, 9}));
+  EXPECT_EQ(PadOf("reflect", {1, 2, 0, 1}),
+            (std::vector<double>{7, 6, 5, 6, 7, 8, 9, 8, 2, 1, 0, 1,
+                                 2, 3, 4, 3, 7, 6, 5, 6, 7, 8, 9, 8}));
+  // A negative pad crops: the first column dropped, one padded after.
+  EXPECT_EQ(PadOf("reflect", {0, -1, 0, 1}), (std::vector<double>{1, 2, 3, 4, 3, 6, 7, 8, 9, 8}));
+}
+
 TEST(OnnxModelTest, ListsItsOperators) {
   std::vector<std::string> ops = SupportedOnnxOperators();
   for (const char* op : {"Conv", "Gemm", "MatMul", "BatchNormalization", "LayerNormalization",

@@ -498,4 +498,65 @@ void ConvertSize(ImportContext& ctx) {
   ctx.SetHost(0, HostReshape(MakeInts({NumElements(ctx.Input(0).shape)}), {}));
 }
 
+// Pad: negative pads crop first (a strided_slice); then `pad` for constant mode, `mirror_pad`
+// for edge and reflect. The pads (and from opset 18 the axes they apply to) and the constant
+// are known at import time.
+void ConvertPad(ImportContext& ctx) {
+  const ImportedValue& x = ctx.Input(0);
+  int rank = static_cast<int>(x.shape.size());
+  std::string mode = ctx.AttrString("mode", "constant");
+  std::vector<int64_t> pads;
+  double value = 0;
+  if (ctx.opset() < 11) {
+    pads = ctx.AttrInts("pads", {});
+    value = ctx.AttrFloat("value", 0.0f);
+  } else {
+    pads = HostInts(ctx.HostInput(1, "pads"));
+    if (ctx.HasInput(2)) value = ctx.HostScalar(2, "constant_value");
+  }
+  std::vector<int64_t> axes;
+  if (ctx.opset() >= 18 && ctx.HasInput(3)) {
+    axes = HostInts(ctx.HostInput(3, "axes"));
+  } else {
+    for (int d = 0; d < rank; ++d) axes.push_back(d);
+  }
+  if (pads.size() != 2 * axes.size()) {
+    ctx.Fail("{} pads for {} axes (two per axis expected)", pads.size(), axes.size());
+  }
+  Ints before(rank, 0), after(rank, 0);
+  for (size_t k = 0; k < axes.size(); ++k) {
+    int64_t a = axes[k] < 0 ? axes[k] + rank : axes[k];
+    if (a < 0 || a >= rank) ctx.Fail("axis {} out of range for rank {}", axes[k], rank);
+    before[a] = pads[k];
+    after[a] = pads[k + axes.size()];
+  }
+  if (mode != "constant" && mode != "edge" && mode != "reflect") {
+    ctx.Fail("mode '{}' is not supported (constant, edge or reflect)", mode);
+  }
+  ctx.RequireFloat(0);
+  ValueId v = ctx.Plain(0);
+  Ints begin(rank, 0), end = x.shape, strides(rank, 1);
+  bool crop = false;
+  for (int d = 0; d < rank; ++d) {
+    if (before[d] < 0) begin[d] = -before[d], before[d] = 0, crop = true;
+    if (after[d] < 0) end[d] = x.shape[d] + after[d], after[d] = 0, crop = true;
+    if (begin[d] >= end[d]) ctx.Fail("the pads crop axis {} to nothing", d);
+  }
+  if (crop) {
+    v = ctx.Emit("strided_slice", {v}, {{"begin", begin}, {"end", end}, {"strides", strides}});
+  }
+  bool any = std::any_of(before.begin(), before.end(), [](int64_t p) { return p > 0; }) ||
+             std::any_of(after.begin(), after.end(), [](int64_t p) { return p > 0; });
+  if (any && mode == "constant") {
+    v = ctx.Emit("pad", {v}, {{"pads_before", before}, {"pads_after", after}, {"value", value}});
+  } else if (any) {
+    v = ctx.Emit("mirror_pad", {v},
+                 {{"pads_before", before}, {"pads_after", after}, {"mode", mode}});
+  } else if (!crop) {
+    ctx.Alias(0, 0);
+    return;
+  }
+  ctx.SetPlain(0, v);
+}
+
 }  // namespace tirtune::graph::onnx_import

@@ -52,6 +52,7 @@ const std::map<std::string, Converter>& Table() {
       {"Mul", ConvertBinary},
       {"Neg", ConvertUnary},
       {"PRelu", ConvertPRelu},
+      {"Pad", ConvertPad},
       {"Pow", ConvertPow},
       {"Range", ConvertRange},
       {"Reciprocal", ConvertReciprocal},

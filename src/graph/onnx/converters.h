@@ -57,5 +57,6 @@ void ConvertTile(ImportContext& ctx);
 void ConvertSplit(ImportContext& ctx);
 void ConvertTrilu(ImportContext& ctx);
 void ConvertSize(ImportContext& ctx);
+void ConvertPad(ImportContext& ctx);
 
 }  // namespace tirtune::graph::onnx_import

@@ -145,6 +145,47 @@ Tensor Take(const Tensor& data, const Tensor& indices, int64_t axis_attr) {
       "T_take");
 }
 
+// Edge or reflect padding: every output element reads the input at an index folded back into
+// the axis (edge: clamped; reflect: mirrored about the first and last element, so a pad must be
+// shorter than its axis).
+Tensor MirrorPad(const Tensor& x, const Attrs& attrs) {
+  std::vector<int64_t> before = attrs.GetInts("pads_before"), after = attrs.GetInts("pads_after");
+  const std::string& mode = attrs.GetString("mode");
+  if (mode != "edge" && mode != "reflect") {
+    TT_USER_ERROR("mirror_pad: mode '{}' (edge or reflect expected)", mode);
+  }
+  if (before.size() != static_cast<size_t>(x.ndim()) || after.size() != before.size()) {
+    TT_USER_ERROR("mirror_pad: {} and {} pads for rank {}", before.size(), after.size(), x.ndim());
+  }
+  std::vector<Expr> shape;
+  for (int d = 0; d < x.ndim(); ++d) {
+    int64_t n = x.dim(d);
+    if (before[d] < 0 || after[d] < 0) TT_USER_ERROR("mirror_pad: a negative pad");
+    if (mode == "reflect" && (before[d] >= n || after[d] >= n)) {
+      TT_USER_ERROR("mirror_pad: reflect pads {} and {} on an axis of {} (at most {})", before[d],
+                    after[d], n, n - 1);
+    }
+    shape.push_back(Expr(n + before[d] + after[d]));
+  }
+  bool reflect = mode == "reflect";
+  return te::Compute(
+      shape,
+      [&](const std::vector<Var>& v) {
+        std::vector<Expr> index;
+        for (int d = 0; d < x.ndim(); ++d) {
+          int64_t n = x.dim(d);
+          Expr i = Expr(v[d]) - Expr(before[d]);
+          if (reflect) {
+            i = Select(i < int64_t{0}, Expr(int64_t{0}) - i, i);
+            i = Select(i > n - 1, Expr(2 * (n - 1)) - i, i);
+          }
+          index.push_back(Min(Max(i, Expr(int64_t{0})), Expr(n - 1)));
+        }
+        return x(index);
+      },
+      "T_mirror_pad");
+}
+
 }  // namespace
 
 std::vector<OpDef> LayoutOps() {
@@ -220,6 +261,20 @@ std::vector<OpDef> LayoutOps() {
           },
       .example_inputs = {F32({1, 3, 4, 2})},
       .example_attrs = {{"pads_before", Ints{0, 1, 1, 0}}, {"pads_after", Ints{0, 1, 2, 0}}},
+  });
+  ops.push_back(OpDef{
+      .name = "mirror_pad",
+      .inputs = {"data"},
+      .variadic = false,
+      .attrs = {RequiredIntsAttr("pads_before"), RequiredIntsAttr("pads_after"),
+                AttrSpec{"mode", AttrType::kString, false, std::string("edge")}},
+      .pattern = OpPattern::kInjective,
+      .compute = [](const std::vector<Tensor>& in,
+                    const Attrs& attrs) { return MirrorPad(in[0], attrs); },
+      .example_inputs = {F32({1, 3, 4, 2})},
+      .example_attrs = {{"pads_before", Ints{0, 1, 2, 0}},
+                        {"pads_after", Ints{0, 2, 1, 0}},
+                        {"mode", std::string("reflect")}},
   });
   ops.push_back(OpDef{
       .name = "strided_slice",
