@@ -51,6 +51,14 @@ ModelTasks ExtractModelTasks(graph::Graph fused);
 /// of it is a composite of a library's patterns; empty otherwise.
 std::string TaskLibrary(const ModelTasks& model, int task);
 
+/// The composite description of operator-library workload `spec` ("conv2d:1,56,56,64,64,3,1,1")
+/// when a library's patterns for `offload` on `target` take it: gemm and batch_matmul (both
+/// operands inputs), dense and conv1d/2d/3d (the weight a constant, as in a model), max_pool2d
+/// and avg_pool2d. Its arguments are the workload function's parameters in order. Empty for
+/// other workloads and shapes the patterns refuse. `tune --workload` measures it beside the
+/// tuned kernels.
+std::string WorkloadLibrary(const std::string& spec, Offload offload, const Target& target);
+
 /// Imports the ONNX model at `path` (graph/onnx_import.h), fuses it and extracts its tasks.
 /// UserError for a file that cannot be read or imported.
 ModelTasks LoadOnnxModel(const std::string& path,
