@@ -485,4 +485,14 @@ void ConvertReduce(ImportContext& ctx) {
   ctx.SetPlain(0, sum);
 }
 
+// ArgMax, ArgMin: int64 indices along one axis.
+void ConvertArgReduce(ImportContext& ctx) {
+  ctx.RequireFloat(0);
+  const char* op = ctx.node().op_type() == "ArgMax" ? "argmax" : "argmin";
+  ctx.SetPlain(0, ctx.Emit(op, {ctx.Plain(0)},
+                           {{"axis", ctx.AttrInt("axis", 0)},
+                            {"keepdims", ctx.AttrInt("keepdims", 1)},
+                            {"select_last_index", ctx.AttrInt("select_last_index", 0)}}));
+}
+
 }  // namespace tirtune::graph::onnx_import

@@ -10,6 +10,8 @@ const std::map<std::string, Converter>& Table() {
   static const std::map<std::string, Converter> table = {
       {"Abs", ConvertActivation},
       {"Add", ConvertBinary},
+      {"ArgMax", ConvertArgReduce},
+      {"ArgMin", ConvertArgReduce},
       {"AveragePool", ConvertPool},
       {"BatchNormalization", ConvertBatchNormalization},
       {"Cast", ConvertCast},

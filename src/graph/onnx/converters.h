@@ -34,6 +34,7 @@ void ConvertGemm(ImportContext& ctx);
 void ConvertMatMul(ImportContext& ctx);
 void ConvertSoftmax(ImportContext& ctx);  // Softmax, LogSoftmax
 void ConvertLayerNormalization(ImportContext& ctx);
+void ConvertArgReduce(ImportContext& ctx);  // ArgMax, ArgMin
 void ConvertReduce(ImportContext& ctx);  // ReduceSum/Mean/Max/Min/L1/L2/SumSquare/LogSum/LogSumExp
 
 // convert_shape.cc

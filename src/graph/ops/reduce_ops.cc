@@ -1,6 +1,7 @@
-// Reductions over chosen axes: sum, mean, max and min, with or without the reduced axes kept as
-// extent-1 dimensions (ONNX's ReduceSum/ReduceMean/ReduceMax/ReduceMin; the importer builds
-// ReduceL1, ReduceL2, ReduceSumSquare, ReduceLogSum and ReduceLogSumExp from them).
+// Reductions over chosen axes: sum, mean, max and min, and argmax/argmin along one, with or without
+// the reduced axes kept as extent-1 dimensions (ONNX's ReduceSum/ReduceMean/ReduceMax/ReduceMin;
+// the importer builds ReduceL1, ReduceL2, ReduceSumSquare, ReduceLogSum and ReduceLogSumExp from
+// them).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -79,11 +80,86 @@ OpDef Reduction(std::string name, Reduce kind) {
   };
 }
 
+// ArgMax / ArgMin along one axis, as int64: the extreme value first, then the first (or with
+// select_last_index the last) index holding it.
+Tensor ArgReduce(const Tensor& x, const Attrs& attrs, bool is_max, const char* op) {
+  int axis = NormalizeAxis(attrs.GetInt("axis"), x.ndim(), op);
+  bool keep = attrs.GetInt("keepdims") != 0, last = attrs.GetInt("select_last_index") != 0;
+  int64_t n = x.dim(axis);
+  std::vector<Expr> kept, shape;
+  for (int d = 0; d < x.ndim(); ++d) {
+    kept.push_back(d == axis ? Expr(int64_t{1}) : x.dim(d));
+    if (d != axis || keep) shape.push_back(d == axis ? Expr(int64_t{1}) : x.dim(d));
+  }
+  // x's indices for output indices `v` (of `keep_axis` layout) with `k` on the axis.
+  auto source = [&](const std::vector<Var>& v, bool keep_axis, Expr k) {
+    std::vector<Expr> index;
+    size_t next = 0;
+    for (int d = 0; d < x.ndim(); ++d) {
+      if (d == axis) {
+        index.push_back(k);
+        if (keep_axis) ++next;
+      } else {
+        index.push_back(v[next++]);
+      }
+    }
+    return index;
+  };
+  auto kept_index = [&](const std::vector<Var>& v, bool keep_axis) {
+    std::vector<Expr> index;
+    size_t next = 0;
+    for (int d = 0; d < x.ndim(); ++d) {
+      if (d == axis) {
+        index.push_back(Expr(int64_t{0}));
+        if (keep_axis) ++next;
+      } else {
+        index.push_back(v[next++]);
+      }
+    }
+    return index;
+  };
+  Tensor extreme = te::Compute(
+      kept,
+      [&](const std::vector<Var>& v) {
+        IterVar k = te::ReduceAxis(Expr(n), "k");
+        Expr value = x(source(v, true, k.var));
+        return is_max ? te::MaxReduce(value, {k}) : te::MinReduce(value, {k});
+      },
+      fmt::format("T_{}_value", op));
+  return te::Compute(
+      shape,
+      [&](const std::vector<Var>& v) {
+        IterVar k = te::ReduceAxis(Expr(n), "k");
+        Expr hit = Eq(x(source(v, keep, k.var)), extreme(kept_index(v, keep)));
+        Expr index = Cast(DataType::Int(64), k.var);
+        if (last) return te::MaxReduce(Select(hit, index, Expr(int64_t{-1})), {k});
+        return te::MinReduce(Select(hit, index, Expr(n)), {k});
+      },
+      fmt::format("T_{}", op));
+}
+
+OpDef ArgReduction(std::string name, bool is_max) {
+  std::string op = name;
+  return OpDef{
+      .name = std::move(name),
+      .inputs = {"data"},
+      .variadic = false,
+      .attrs = {IntAttr("axis", 0), IntAttr("keepdims", 1), IntAttr("select_last_index", 0)},
+      .pattern = OpPattern::kCommReduce,
+      .compute = [is_max, op](
+                     const std::vector<Tensor>& in,
+                     const Attrs& attrs) { return ArgReduce(in[0], attrs, is_max, op.c_str()); },
+      .example_inputs = {F32({2, 3, 4})},
+      .example_attrs = {{"axis", 1}, {"keepdims", 0}},
+  };
+}
+
 }  // namespace
 
 std::vector<OpDef> ReduceOps() {
   return {Reduction("sum", Reduce::kSum), Reduction("mean", Reduce::kMean),
-          Reduction("max", Reduce::kMax), Reduction("min", Reduce::kMin)};
+          Reduction("max", Reduce::kMax), Reduction("min", Reduce::kMin),
+          ArgReduction("argmax", true),   ArgReduction("argmin", false)};
 }
 
 }  // namespace tirtune::graph
