@@ -559,4 +559,15 @@ void ConvertPad(ImportContext& ctx) {
   ctx.SetPlain(0, v);
 }
 
+// GatherElements: the graph operator gather_elements (indices as int64).
+void ConvertGatherElements(ImportContext& ctx) {
+  ctx.RequireFloat(0);
+  const ImportedValue& indices = ctx.Input(1);
+  if (indices.dtype != DataType::Int(64)) {
+    ctx.Fail("indices are {}; int64 expected", indices.dtype.str());
+  }
+  ctx.SetPlain(0, ctx.Emit("gather_elements", {ctx.Plain(0), ctx.Plain(1)},
+                           {{"axis", ctx.AttrInt("axis", 0)}}));
+}
+
 }  // namespace tirtune::graph::onnx_import

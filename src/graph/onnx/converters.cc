@@ -35,6 +35,7 @@ const std::map<std::string, Converter>& Table() {
       {"Flatten", ConvertFlatten},
       {"Floor", ConvertActivation},
       {"Gather", ConvertGather},
+      {"GatherElements", ConvertGatherElements},
       {"Gemm", ConvertGemm},
       {"GlobalAveragePool", ConvertGlobalAveragePool},
       {"GlobalMaxPool", ConvertGlobalMaxPool},

@@ -59,5 +59,6 @@ void ConvertSplit(ImportContext& ctx);
 void ConvertTrilu(ImportContext& ctx);
 void ConvertSize(ImportContext& ctx);
 void ConvertPad(ImportContext& ctx);
+void ConvertGatherElements(ImportContext& ctx);
 
 }  // namespace tirtune::graph::onnx_import

@@ -145,6 +145,43 @@ Tensor Take(const Tensor& data, const Tensor& indices, int64_t axis_attr) {
       "T_take");
 }
 
+// GatherElements: out[v] = data[v with v[axis] replaced by indices[v]] (negative indices count
+// from the end; every index is clamped into the axis, so loads never leave the buffer).
+Tensor GatherElements(const Tensor& data, const Tensor& indices, int64_t axis_attr) {
+  int axis = NormalizeAxis(axis_attr, data.ndim(), "gather_elements");
+  if (!indices.dtype().is_int()) {
+    TT_USER_ERROR("gather_elements: indices {} are {}, expected an integer type", indices.name(),
+                  indices.dtype().str());
+  }
+  if (indices.ndim() != data.ndim()) {
+    TT_USER_ERROR("gather_elements: indices of rank {} for data of rank {}", indices.ndim(),
+                  data.ndim());
+  }
+  std::vector<Expr> shape;
+  for (int d = 0; d < indices.ndim(); ++d) {
+    if (d != axis && indices.dim(d) > data.dim(d)) {
+      TT_USER_ERROR("gather_elements: indices extent {} past the data's {} on axis {}",
+                    indices.dim(d), data.dim(d), d);
+    }
+    shape.push_back(indices.dim(d));
+  }
+  int64_t extent = data.dim(axis);
+  return te::Compute(
+      shape,
+      [&](const std::vector<Var>& v) {
+        Expr i = Cast(DataType::Int(64), indices(te::AsIndices(v)));
+        i = Select(i < int64_t{0}, i + extent, i);
+        i = Min(Max(i, Expr(int64_t{0})), Expr(extent - 1));
+        std::vector<Expr> load(v.begin(), v.end());
+        load[axis] = i;
+        // As in Take: the always-true select's second read keeps the read region well-formed.
+        std::vector<Expr> first = load;
+        first[axis] = Expr(int64_t{0});
+        return Select(i >= int64_t{0}, data(load), data(first));
+      },
+      "T_gather_elements");
+}
+
 // Edge or reflect padding: every output element reads the input at an index folded back into
 // the axis (edge: clamped; reflect: mirrored about the first and last element, so a pad must be
 // shorter than its axis).
@@ -261,6 +298,19 @@ std::vector<OpDef> LayoutOps() {
           },
       .example_inputs = {F32({1, 3, 4, 2})},
       .example_attrs = {{"pads_before", Ints{0, 1, 1, 0}}, {"pads_after", Ints{0, 1, 2, 0}}},
+  });
+  ops.push_back(OpDef{
+      .name = "gather_elements",
+      .inputs = {"data", "indices"},
+      .variadic = false,
+      .attrs = {IntAttr("axis", 0)},
+      .pattern = OpPattern::kInjective,
+      .compute =
+          [](const std::vector<Tensor>& in, const Attrs& attrs) {
+            return GatherElements(in[0], in[1], attrs.GetInt("axis"));
+          },
+      .example_inputs = {F32({3, 4}), TensorType{{2, 4}, DataType::Int(64)}},
+      .example_attrs = {},
   });
   ops.push_back(OpDef{
       .name = "mirror_pad",
