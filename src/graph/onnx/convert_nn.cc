@@ -373,10 +373,12 @@ void ConvertSoftmax(ImportContext& ctx) {
   ValueId x = ctx.Plain(0);
   // LogSoftmax: the log of the softmax (which subtracts the maximum first, so only differences
   // beyond float's exponent range, about 87, would underflow).
-  bool log = ctx.node().op_type() == "LogSoftmax";
+  // Hardmax: the graph operator hardmax instead.
+  const std::string& type = ctx.node().op_type();
   auto softmax = [&](ValueId v) {
+    if (type == "Hardmax") return ctx.Emit("hardmax", {v});
     ValueId s = ctx.Emit("softmax", {v});
-    return log ? ctx.Emit("log", {s}) : s;
+    return type == "LogSoftmax" ? ctx.Emit("log", {s}) : s;
   };
   if (ctx.opset() < 13) {  // softmax of the input coerced to [prod(:axis), prod(axis:)]
     int64_t outer = NumElements({shape.begin(), shape.begin() + axis});

@@ -41,6 +41,7 @@ const std::map<std::string, Converter>& Table() {
       {"GlobalMaxPool", ConvertGlobalMaxPool},
       {"HardSigmoid", ConvertActivation},
       {"HardSwish", ConvertActivation},
+      {"Hardmax", ConvertSoftmax},
       {"Identity", ConvertIdentity},
       {"LayerNormalization", ConvertLayerNormalization},
       {"LeakyRelu", ConvertActivation},

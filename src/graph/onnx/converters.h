@@ -32,7 +32,7 @@ void ConvertGlobalMaxPool(ImportContext& ctx);
 void ConvertBatchNormalization(ImportContext& ctx);
 void ConvertGemm(ImportContext& ctx);
 void ConvertMatMul(ImportContext& ctx);
-void ConvertSoftmax(ImportContext& ctx);  // Softmax, LogSoftmax
+void ConvertSoftmax(ImportContext& ctx);  // Softmax, LogSoftmax, Hardmax
 void ConvertLayerNormalization(ImportContext& ctx);
 void ConvertArgReduce(ImportContext& ctx);  // ArgMax, ArgMin
 void ConvertReduce(ImportContext& ctx);  // ReduceSum/Mean/Max/Min/L1/L2/SumSquare/LogSum/LogSumExp

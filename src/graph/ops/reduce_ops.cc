@@ -138,6 +138,25 @@ Tensor ArgReduce(const Tensor& x, const Attrs& attrs, bool is_max, const char* o
       fmt::format("T_{}", op));
 }
 
+// Hardmax: 1 where the first maximum along the axis is, 0 elsewhere.
+Tensor Hardmax(const Tensor& x, const Attrs& attrs) {
+  int axis = NormalizeAxis(attrs.GetInt("axis"), x.ndim(), "hardmax");
+  Attrs arg = {
+      {"axis", int64_t{axis}}, {"keepdims", int64_t{1}}, {"select_last_index", int64_t{0}}};
+  Tensor index = ArgReduce(x, arg, /*is_max=*/true, "hardmax_index");
+  std::vector<Expr> shape;
+  for (int d = 0; d < x.ndim(); ++d) shape.push_back(x.dim(d));
+  return te::Compute(
+      shape,
+      [&](const std::vector<Var>& v) {
+        std::vector<Expr> at(v.begin(), v.end());
+        at[axis] = Expr(int64_t{0});
+        Expr here = Cast(DataType::Int(64), v[axis]);
+        return Select(Eq(here, index(at)), MakeConst(x.dtype(), 1), MakeConst(x.dtype(), 0));
+      },
+      "T_hardmax");
+}
+
 OpDef ArgReduction(std::string name, bool is_max) {
   std::string op = name;
   return OpDef{
@@ -157,9 +176,23 @@ OpDef ArgReduction(std::string name, bool is_max) {
 }  // namespace
 
 std::vector<OpDef> ReduceOps() {
-  return {Reduction("sum", Reduce::kSum), Reduction("mean", Reduce::kMean),
-          Reduction("max", Reduce::kMax), Reduction("min", Reduce::kMin),
-          ArgReduction("argmax", true),   ArgReduction("argmin", false)};
+  return {Reduction("sum", Reduce::kSum),
+          Reduction("mean", Reduce::kMean),
+          Reduction("max", Reduce::kMax),
+          Reduction("min", Reduce::kMin),
+          ArgReduction("argmax", true),
+          ArgReduction("argmin", false),
+          OpDef{
+              .name = "hardmax",
+              .inputs = {"data"},
+              .variadic = false,
+              .attrs = {IntAttr("axis", -1)},
+              .pattern = OpPattern::kCommReduce,
+              .compute = [](const std::vector<Tensor>& in,
+                            const Attrs& attrs) { return Hardmax(in[0], attrs); },
+              .example_inputs = {F32({2, 3, 4})},
+              .example_attrs = {{"axis", 1}},
+          }};
 }
 
 }  // namespace tirtune::graph
