@@ -9,6 +9,9 @@
 # RECORDS="WORKLOAD=TRACE ...": each schedule is first measured (`time --record`) into the
 # database, so that a task with no records of its own starts from it, its tilings fitted
 # (`tune --transfer`): e.g. GEMM 4096^3 from a GEMM 1024^3 found in an earlier run.
+# DB_FROM=FILE.db.xz starts from an earlier run's database (with TUNE_ARGS=--resume its trials
+# count against TRIALS), e.g. docs/results/gpu-2026-11-26-h200/run19-transfer-4096/gpu_tune.db.xz
+# (GEMM 4096^3 after 512 trials, 1024^3 and 2048^3 records).
 # Usage: bench/gpu/tune_on_gpu.sh [BUNDLE.tar.xz] [TASK ...]   (TASK: WORKLOAD:TRIALS)
 set -u
 bundle=${1:-build/tirtune-gpu-host.tar.xz}
@@ -25,6 +28,7 @@ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv | tee "$re
 nproc | tee -a "$results/host.txt"
 cuda='cuda -arch=sm_90'
 status=0
+if [ -n "${DB_FROM:-}" ]; then xz -dc "$DB_FROM" > "$results/gpu_tune.db"; fi
 for record in ${RECORDS:-}; do
   echo "\$ tirtune time --target '$cuda' --workload ${record%%=*} --trace ${record#*=} --record gpu_tune.db"
   "$T" time --target "$cuda" --workload "${record%%=*}" --trace "${record#*=}" \
