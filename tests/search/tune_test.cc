@@ -3,7 +3,9 @@
 // kernel, a resumed run counts what is stored and proposes nothing already measured, a stop
 // request ends the run after the current batch with that batch committed, pre-training takes other
 // workloads' records with "all" only (capped) and not when nothing is left to do, bad options are
-// errors; and the default batch size of one and of several tasks.
+// errors; the default batch size of one and of several tasks; and transfer: tilings fitted to a
+// new extent, a record of GEMM 16^3 replayed on other GEMMs into correct kernels, refused on a
+// function of another structure, and a new task's first batch starting from them.
 #include "tirtune/search/tune.h"
 
 #include <gtest/gtest.h>
@@ -16,12 +18,14 @@
 #include "tirtune/graph/passes.h"
 #include "tirtune/graph/pattern.h"
 #include "tirtune/interp/interpreter.h"
-#include "tirtune/offload/library.h"
 #include "tirtune/measure/verify.h"
+#include "tirtune/offload/library.h"
 #include "tirtune/te/workload_registry.h"
 
 namespace tirtune {
 namespace {
+
+TuneTask SmallGemm();
 
 class TuneTest : public ::testing::Test {
  protected:
@@ -44,6 +48,14 @@ class TuneTest : public ::testing::Test {
     o.runner.timer.min_repeat_ms = 0.2;
     o.runner.timeout_s = 10;
     return o;
+  }
+
+  // A database holding 16 tuned records of GEMM 16^3, and that workload: the source of the
+  // transfer tests.
+  std::pair<std::unique_ptr<Database>, WorkloadId> TunedSource() {
+    std::unique_ptr<Database> db = OpenDatabase((dir_ / "t.db").string());
+    TuneResult r = Tune({SmallGemm()}, *db, SmallOptions(16));
+    return {std::move(db), r.tasks[0].workload};
   }
 
   std::filesystem::path dir_;
@@ -133,14 +145,14 @@ TuneTask ConvComposite() {
   w.FillRandom(1);
   NDArray b = NDArray::Empty({16}, DataType::Float(32));
   b.FillRandom(2);
-  graph::ValueId v = graph::AddOpCall(&g, "conv", "conv2d", {x, g.AddConstant("w", w)}, {{"pad", 1}});
+  graph::ValueId v =
+      graph::AddOpCall(&g, "conv", "conv2d", {x, g.AddConstant("w", w)}, {{"pad", 1}});
   v = graph::AddOpCall(&g, "bias", "bias_add", {v, g.AddConstant("b", b)});
   g.AddOutput(graph::AddOpCall(&g, "relu", "relu", {v}));
-  graph::Graph fused = graph::FuseTIR(graph::FuseOps(graph::AnnotateOpPattern(graph::LegalizeOps(
-      graph::FuseOpsByPattern(g, offload::DnnlBackend()->Patterns()).graph))));
+  graph::Graph fused = graph::FuseTIR(graph::FuseOps(graph::AnnotateOpPattern(
+      graph::LegalizeOps(graph::FuseOpsByPattern(g, offload::DnnlBackend()->Patterns()).graph))));
   const graph::Call& call = fused.call(0);
-  std::string library =
-      offload::CompositeToJson(offload::StandaloneComposite(fused, call));
+  std::string library = offload::CompositeToJson(offload::StandaloneComposite(fused, call));
   return TuneTask{"conv_bias_relu", call.func, 1, 0, library};
 }
 
@@ -265,6 +277,88 @@ TEST_F(TuneTest, BadOptionsAreUserErrors) {
   o = SmallOptions(8);
   o.pretrain = "everything";
   EXPECT_THROW(Tune({SmallGemm()}, *db, o), UserError);
+}
+
+// Transfer of stored schedules to other shapes (TransferRecord, TuneOptions::transfer).
+TEST(FitPerfectTile, KeepsTheInnerPartsThatDivideAndGivesTheRestToTheOutermost) {
+  EXPECT_EQ(FitPerfectTile({16, 1, 4, 8, 2}, 4096), (std::vector<int64_t>{64, 1, 4, 8, 2}));
+  EXPECT_EQ(FitPerfectTile({16, 1, 4, 8, 2}, 1000), (std::vector<int64_t>{125, 1, 1, 4, 2}));
+  EXPECT_EQ(FitPerfectTile({4, 8}, 7), (std::vector<int64_t>{7, 1}));
+  EXPECT_EQ(FitPerfectTile({64, 16}, 16), (std::vector<int64_t>{1, 16}));
+  EXPECT_EQ(FitPerfectTile({5}, 12), (std::vector<int64_t>{12}));
+}
+
+TEST_F(TuneTest, AStoredRecordReplaysOnAnotherGemmIntoACorrectKernel) {
+  auto [db_, source_] = TunedSource();
+  SpaceGenerator space = SpaceGenerator::For(Target::Host());
+  std::vector<TuningRecord> top = db_->TopK(source_, CanonicalTarget(Target::Host().str()), 4);
+  ASSERT_FALSE(top.empty());
+  for (const char* spec : {"gemm:32,48,64", "gemm:20,16,12"}) {
+    PrimFunc func = MakeWorkload(spec).func;
+    int transferred = 0;
+    for (const TuningRecord& r : top) {
+      std::optional<Schedule> sch = TransferRecord(space, func, r.trace, 1);
+      if (!sch) continue;
+      ++transferred;
+      std::vector<NDArray> expected = InterpretWithRandomInputs(func, 3);
+      std::vector<NDArray> actual = InterpretWithRandomInputs(sch->func(), 3);
+      EXPECT_TRUE(CompareAll({"A", "B", "C"}, expected, actual).ok) << spec;
+    }
+    EXPECT_GT(transferred, 0) << spec;
+  }
+  // Another structure (no block "C" with three loops): nothing.
+  PrimFunc softmax = MakeWorkload("softmax:16,16").func;
+  EXPECT_FALSE(TransferRecord(space, softmax, top[0].trace, 1).has_value());
+}
+
+TEST_F(TuneTest, ANewTasksFirstBatchStartsFromTheTransferredSchedules) {
+  auto [db_, source_] = TunedSource();
+  Workload w = MakeWorkload("gemm:32,16,64");
+  TuneTask task{w.spec, w.func, 1, w.flops};
+  std::string lines;
+  TuneOptions o = SmallOptions(8);
+  o.transfer = 2;
+  o.log = [&](const std::string& l) {
+    if (l.find("transferred") != std::string::npos) lines += l + "\n";
+  };
+  TuneResult r = Tune({task}, *db_, o);
+  EXPECT_NE(lines.find("2 schedule(s) transferred from 1 other workload(s)"), std::string::npos)
+      << lines;
+  // The two are the source's best two that transfer, fitted: they are among the new workload's
+  // records.
+  SpaceGenerator space = SpaceGenerator::For(Target::Host());
+  std::string target = CanonicalTarget(Target::Host().str());
+  std::set<std::string> stored;
+  for (const TuningRecord& rec : db_->RecordsOf(r.tasks[0].workload)) {
+    if (std::optional<Schedule> s = ReplayRecord(w.func, rec.trace))
+      stored.insert(CandidateKey(*s));
+  }
+  EXPECT_EQ(stored.size(), 8u);
+  int checked = 0;
+  for (const TuningRecord& best : db_->TopK(source_, target, 4)) {
+    std::optional<Schedule> s = TransferRecord(space, w.func, best.trace, o.seed);
+    if (!s || checked == 2) continue;  // the untuned record (an empty trace) transfers nothing
+    EXPECT_TRUE(stored.count(CandidateKey(*s)));
+    ++checked;
+  }
+  EXPECT_EQ(checked, 2);
+  // A task with records of its own (the run above stored 8) transfers nothing.
+  lines.clear();
+  Tune({task}, *db_, o);
+  EXPECT_EQ(lines, "");
+}
+
+TEST_F(TuneTest, TransferZeroTransfersNothing) {
+  auto [db_, source_] = TunedSource();
+  Workload w = MakeWorkload("gemm:32,16,64");
+  std::string lines;
+  TuneOptions o = SmallOptions(8);
+  o.transfer = 0;
+  o.log = [&](const std::string& l) {
+    if (l.find("transferred") != std::string::npos) lines += l + "\n";
+  };
+  Tune({TuneTask{w.spec, w.func, 1, w.flops}}, *db_, o);
+  EXPECT_EQ(lines, "");
 }
 
 TEST(DefaultTrialsPerRound, OneTaskGets64AndSeveralAboutHalfTheirShareInMultiplesOf8) {
