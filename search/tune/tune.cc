@@ -292,10 +292,6 @@ ReplayedRecords SetUpTasks(TuneRun& run, const std::vector<TuneTask>& tasks,
     } else {
       s.strategy = MakeReplayTrace(&run.space, options.seed + 7919 * (t + 1));
     }
-    s.strategy->PreTuning(s.func, spaces, warm, measured);
-    run.Log(fmt::format(
-        "task {} '{}': workload {}, {} design space(s), {} record(s) stored, best {}", t,
-        s.result.name, s.result.workload, spaces.size(), s.result.trials_before, best));
     if (s.result.trials_before == 0) {
       std::unordered_set<std::string> keys;
       for (Schedule& sch : BaselineSchedules(s.func, options.target)) {
@@ -314,7 +310,12 @@ ReplayedRecords SetUpTasks(TuneRun& run, const std::vector<TuneTask>& tasks,
       for (Schedule& sch : transferred) {
         if (keys.insert(CandidateKey(sch)).second) s.first_batch.push_back(std::move(sch));
       }
+      measured.insert(keys.begin(), keys.end());  // the strategy never proposes them too
     }
+    s.strategy->PreTuning(s.func, spaces, warm, measured);
+    run.Log(fmt::format(
+        "task {} '{}': workload {}, {} design space(s), {} record(s) stored, best {}", t,
+        s.result.name, s.result.workload, spaces.size(), s.result.trials_before, best));
   }
   return own_stored;
 }
