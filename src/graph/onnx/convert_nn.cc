@@ -497,4 +497,75 @@ void ConvertArgReduce(ImportContext& ctx) {
                             {"select_last_index", ctx.AttrInt("select_last_index", 0)}}));
 }
 
+namespace {
+
+// (x - mean) and its variance over `axes` (kept as extent 1): the normalizations' core.
+std::pair<ValueId, ValueId> Centered(ImportContext& ctx, ValueId x, const Ints& axes) {
+  Attrs over = {{"axes", axes}, {"keepdims", int64_t{1}}};
+  ValueId centered = ctx.Emit("subtract", {x, ctx.Emit("mean", {x}, over)});
+  ValueId variance = ctx.Emit("mean", {ctx.Emit("multiply", {centered, centered})}, over);
+  return {centered, variance};
+}
+
+}  // namespace
+
+// InstanceNormalization: each (n, c) normalized over the spatial axes, then scale and bias per
+// channel.
+void ConvertInstanceNormalization(ImportContext& ctx) {
+  for (int i = 0; i < 3; ++i) ctx.RequireFloat(i);
+  const std::vector<int64_t>& shape = ctx.Input(0).shape;
+  int rank = static_cast<int>(shape.size());
+  if (rank < 3) ctx.Fail("input of rank {} (at least 3 expected)", rank);
+  Ints axes, per_channel(rank, 1);
+  for (int d = 2; d < rank; ++d) axes.push_back(d);
+  per_channel[1] = shape[1];
+  auto [centered, variance] = Centered(ctx, ctx.Plain(0), axes);
+  ValueId eps = ScalarConstant(ctx, ctx.AttrFloat("epsilon", 1e-5f));
+  ValueId y = ctx.Emit("divide", {centered, ctx.Emit("sqrt", {ctx.Emit("add", {variance, eps})})});
+  ValueId scale = ctx.Emit("reshape", {ctx.Plain(1)}, {{"shape", per_channel}});
+  ValueId bias = ctx.Emit("reshape", {ctx.Plain(2)}, {{"shape", per_channel}});
+  ctx.SetPlain(0, ctx.Emit("add", {ctx.Emit("multiply", {y, scale}), bias}));
+}
+
+// MeanVarianceNormalization: (x - mean) / (standard deviation + 1e-9) over `axes` (default
+// N, H, W), as ONNX's function body.
+void ConvertMeanVarianceNormalization(ImportContext& ctx) {
+  ctx.RequireFloat(0);
+  Ints axes = ctx.AttrInts("axes", {0, 2, 3});
+  auto [centered, variance] = Centered(ctx, ctx.Plain(0), axes);
+  ValueId deviation = ctx.Emit("add", {ctx.Emit("sqrt", {variance}), ScalarConstant(ctx, 1e-9)});
+  ctx.SetPlain(0, ctx.Emit("divide", {centered, deviation}));
+}
+
+// LRN: x / (bias + alpha / size * sum of x^2 over a window of `size` channels)^beta; the window
+// sum adds `size` shifted slices of the squares, zero-padded along the channels.
+void ConvertLrn(ImportContext& ctx) {
+  ctx.RequireFloat(0);
+  const std::vector<int64_t>& shape = ctx.Input(0).shape;
+  int rank = static_cast<int>(shape.size());
+  if (rank < 3) ctx.Fail("input of rank {} (at least 3 expected)", rank);
+  int64_t size = ctx.AttrInt("size", 0);
+  if (size < 1) ctx.Fail("size {} (at least 1 expected)", size);
+  ValueId x = ctx.Plain(0);
+  ValueId squares = ctx.Emit("multiply", {x, x});
+  Ints before(rank, 0), after(rank, 0);
+  before[1] = (size - 1) / 2;
+  after[1] = size - 1 - before[1];
+  ValueId padded = ctx.Emit("pad", {squares}, {{"pads_before", before}, {"pads_after", after}});
+  ValueId sum = -1;
+  for (int64_t j = 0; j < size; ++j) {
+    Ints begin(rank, 0), end = shape, strides(rank, 1);
+    begin[1] = j;
+    end[1] = j + shape[1];
+    ValueId slice = ctx.Emit("strided_slice", {padded},
+                             {{"begin", begin}, {"end", end}, {"strides", strides}});
+    sum = sum < 0 ? slice : ctx.Emit("add", {sum, slice});
+  }
+  double alpha = ctx.AttrFloat("alpha", 1e-4f), beta = ctx.AttrFloat("beta", 0.75f);
+  double bias = ctx.AttrFloat("bias", 1.0f);
+  ValueId base = ctx.Emit("add", {ScalarConstant(ctx, bias),
+                                  ctx.Emit("multiply", {sum, ScalarConstant(ctx, alpha / size)})});
+  ctx.SetPlain(0, ctx.Emit("divide", {x, ctx.Emit("power", {base, ScalarConstant(ctx, beta)})}));
+}
+
 }  // namespace tirtune::graph::onnx_import

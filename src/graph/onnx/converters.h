@@ -35,6 +35,9 @@ void ConvertMatMul(ImportContext& ctx);
 void ConvertSoftmax(ImportContext& ctx);  // Softmax, LogSoftmax, Hardmax
 void ConvertLayerNormalization(ImportContext& ctx);
 void ConvertArgReduce(ImportContext& ctx);  // ArgMax, ArgMin
+void ConvertInstanceNormalization(ImportContext& ctx);
+void ConvertMeanVarianceNormalization(ImportContext& ctx);
+void ConvertLrn(ImportContext& ctx);
 void ConvertReduce(ImportContext& ctx);  // ReduceSum/Mean/Max/Min/L1/L2/SumSquare/LogSum/LogSumExp
 
 // convert_shape.cc
