@@ -568,4 +568,93 @@ void ConvertLrn(ImportContext& ctx) {
   ctx.SetPlain(0, ctx.Emit("divide", {x, ctx.Emit("power", {base, ScalarConstant(ctx, beta)})}));
 }
 
+namespace {
+
+// The negative log-likelihood of `log_prob` [N, C, d...] at `labels` (input `label_input`,
+// int64 [N, d...], known at import time): a 0/1 mask of the labelled class made here (0 where
+// the label is ignore_index), times the class weights (input `weight_input` when given), summed
+// over the classes; reduced by `reduction` (none, sum, or mean: divided by the total weight).
+ValueId NegativeLogLikelihood(ImportContext& ctx, ValueId log_prob,
+                              const std::vector<int64_t>& shape, int label_input,
+                              int weight_input) {
+  const NDArray& labels = ctx.HostInput(label_input, "the labels (target)");
+  if (labels.dtype() != DataType::Int(64)) ctx.Fail("labels are {}; int64 expected", labels.dtype().str());
+  int rank = static_cast<int>(shape.size());
+  if (rank < 2) ctx.Fail("input of rank {} (at least 2 expected)", rank);
+  std::vector<int64_t> label_shape = shape;
+  label_shape.erase(label_shape.begin() + 1);
+  if (labels.shape() != label_shape) {
+    ctx.Fail("labels of shape {} for an input of shape {}", ShapeString(labels.shape()),
+             ShapeString(shape));
+  }
+  const onnx::AttributeProto* ignore_attr = ctx.Attr("ignore_index");
+  int64_t ignore = ignore_attr ? ignore_attr->i() : 0;
+  int64_t classes = shape[1], inner = 1;
+  for (int d = 2; d < rank; ++d) inner *= shape[d];
+  NDArray mask = NDArray::Empty(shape, DataType::Float(32));
+  mask.Fill(0.0);
+  int64_t counted = 0;
+  for (int64_t n = 0; n < shape[0]; ++n) {
+    for (int64_t k = 0; k < inner; ++k) {
+      int64_t label = labels.data<int64_t>()[n * inner + k];
+      if (ignore_attr && label == ignore) continue;
+      if (label < 0 || label >= classes) {
+        ctx.Fail("label {} is not a class (0 to {}) nor ignore_index", label, classes - 1);
+      }
+      mask.SetDouble((n * classes + label) * inner + k, 1.0);
+      ++counted;
+    }
+  }
+  ValueId weights = ctx.Constant(mask);
+  if (weight_input >= 0 && ctx.HasInput(weight_input)) {
+    ctx.RequireFloat(weight_input);
+    Ints per_class(rank, 1);
+    per_class[1] = classes;
+    weights = ctx.Emit("multiply", {weights, ctx.Emit("reshape", {ctx.Plain(weight_input)},
+                                                      {{"shape", per_class}})});
+  }
+  ValueId picked = ctx.Emit("sum", {ctx.Emit("multiply", {log_prob, weights})},
+                            {{"axes", Ints{1}}, {"keepdims", int64_t{0}}});
+  ValueId loss = ctx.Emit("negative", {picked});
+  std::string reduction = ctx.AttrString("reduction", "mean");
+  if (reduction == "none") return loss;
+  Attrs all = {{"axes", Ints{}}, {"keepdims", int64_t{0}}};
+  ValueId total = ctx.Emit("sum", {loss}, all);
+  if (reduction == "sum") return total;
+  if (reduction != "mean") ctx.Fail("reduction '{}' (none, sum or mean expected)", reduction);
+  ValueId weight_total = weight_input >= 0 && ctx.HasInput(weight_input)
+                             ? ctx.Emit("sum", {weights}, all)
+                             : ctx.Constant([&] {
+                                 NDArray c = NDArray::Empty({}, DataType::Float(32));
+                                 c.SetDouble(0, static_cast<double>(counted));
+                                 return c;  // rank 0, as the sum it divides
+                               }());
+  return ctx.Emit("divide", {total, weight_total});
+}
+
+}  // namespace
+
+void ConvertNegativeLogLikelihoodLoss(ImportContext& ctx) {
+  ctx.RequireFloat(0);
+  ctx.SetPlain(0, NegativeLogLikelihood(ctx, ctx.Plain(0), ctx.Input(0).shape, 1, 2));
+}
+
+// SoftmaxCrossEntropyLoss: the negative log-likelihood of the log-softmax over the classes
+// (axis 1); the second output, when used, is that log-softmax.
+void ConvertSoftmaxCrossEntropyLoss(ImportContext& ctx) {
+  ctx.RequireFloat(0);
+  const std::vector<int64_t>& shape = ctx.Input(0).shape;
+  int rank = static_cast<int>(shape.size());
+  ValueId scores = ctx.Plain(0);
+  // softmax runs over the last axis: move the classes there and back.
+  Ints perm(rank);
+  std::iota(perm.begin(), perm.end(), 0);
+  if (rank >= 2) std::swap(perm[1], perm[rank - 1]);
+  ValueId moved = rank > 2 ? ctx.Emit("transpose", {scores}, {{"perm", perm}}) : scores;
+  ValueId log_prob = ctx.Emit("log", {ctx.Emit("softmax", {moved})});
+  if (rank > 2) log_prob = ctx.Emit("transpose", {log_prob}, {{"perm", perm}});
+  ctx.SetPlain(0, NegativeLogLikelihood(ctx, log_prob, shape, 1, 2));
+  if (ctx.node().output_size() > 1 && !ctx.node().output(1).empty()) ctx.SetPlain(1, log_prob);
+}
+
 }  // namespace tirtune::graph::onnx_import

@@ -38,6 +38,8 @@ void ConvertArgReduce(ImportContext& ctx);  // ArgMax, ArgMin
 void ConvertInstanceNormalization(ImportContext& ctx);
 void ConvertMeanVarianceNormalization(ImportContext& ctx);
 void ConvertLrn(ImportContext& ctx);
+void ConvertNegativeLogLikelihoodLoss(ImportContext& ctx);
+void ConvertSoftmaxCrossEntropyLoss(ImportContext& ctx);
 void ConvertReduce(ImportContext& ctx);  // ReduceSum/Mean/Max/Min/L1/L2/SumSquare/LogSum/LogSumExp
 
 // convert_shape.cc
