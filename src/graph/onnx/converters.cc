@@ -75,6 +75,7 @@ const std::map<std::string, Converter>& Table() {
       {"ReduceSumSquare", ConvertReduce},
       {"Relu", ConvertUnary},
       {"Reshape", ConvertReshape},
+      {"Resize", ConvertResize},
       {"Round", ConvertActivation},
       {"Selu", ConvertActivation},
       {"Shape", ConvertShape},
@@ -99,6 +100,7 @@ const std::map<std::string, Converter>& Table() {
       {"Transpose", ConvertTranspose},
       {"Trilu", ConvertTrilu},
       {"Unsqueeze", ConvertUnsqueeze},
+      {"Upsample", ConvertResize},
       {"Where", ConvertWhere},
   };
   return table;

@@ -65,5 +65,6 @@ void ConvertTrilu(ImportContext& ctx);
 void ConvertSize(ImportContext& ctx);
 void ConvertPad(ImportContext& ctx);
 void ConvertGatherElements(ImportContext& ctx);
+void ConvertResize(ImportContext& ctx);  // Resize, Upsample
 
 }  // namespace tirtune::graph::onnx_import
