@@ -47,6 +47,8 @@ Expr Combine(ReduceKind kind, Expr acc, Expr value) {
       return Max(acc, value);
     case ReduceKind::kMin:
       return Min(acc, value);
+    case ReduceKind::kProd:
+      return acc * value;
     case ReduceKind::kNone:
       break;
   }

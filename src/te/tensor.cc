@@ -55,9 +55,10 @@ Expr MakeReduction(ReduceKind kind, Expr source, const std::vector<IterVar>& axe
   DataType t = source.dtype();
   context->reduce_kind = kind;
   context->reduce_axes = axes;
-  context->reduce_identity = kind == ReduceKind::kSum   ? MakeConst(t, 0)
-                             : kind == ReduceKind::kMax ? MinValue(t)
-                                                        : MaxValue(t);
+  context->reduce_identity = kind == ReduceKind::kSum    ? MakeConst(t, 0)
+                             : kind == ReduceKind::kProd ? MakeConst(t, 1)
+                             : kind == ReduceKind::kMax  ? MinValue(t)
+                                                         : MaxValue(t);
   context->reduce_source = std::move(source);
   context->reduce_marker = Var("reduce", t);
   return context->reduce_marker;
@@ -188,6 +189,10 @@ Expr MaxReduce(Expr source, const std::vector<IterVar>& axes) {
 
 Expr MinReduce(Expr source, const std::vector<IterVar>& axes) {
   return MakeReduction(ReduceKind::kMin, std::move(source), axes, "MinReduce");
+}
+
+Expr ProdReduce(Expr source, const std::vector<IterVar>& axes) {
+  return MakeReduction(ReduceKind::kProd, std::move(source), axes, "ProdReduce");
 }
 
 }  // namespace tirtune::te

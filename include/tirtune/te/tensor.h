@@ -49,7 +49,7 @@ class Tensor {
 };
 
 /// How a reduction combines the values of its source.
-enum class ReduceKind : uint8_t { kNone, kSum, kMax, kMin };
+enum class ReduceKind : uint8_t { kNone, kSum, kMax, kMin, kProd };
 
 /// The definition behind a Tensor.
 class TensorNode {
@@ -98,9 +98,10 @@ inline std::vector<Expr> AsIndices(const std::vector<Var>& axes) {
 IterVar ReduceAxis(Expr extent, std::string name);
 
 /// Reductions of `source` over `axes`, with identities 0, the lowest and the highest value of the
-/// type respectively. Usable only as the whole body of a compute, inside its fcompute.
+/// type, and 1 respectively. Usable only as the whole body of a compute, inside its fcompute.
 Expr Sum(Expr source, const std::vector<IterVar>& axes);
 Expr MaxReduce(Expr source, const std::vector<IterVar>& axes);
 Expr MinReduce(Expr source, const std::vector<IterVar>& axes);
+Expr ProdReduce(Expr source, const std::vector<IterVar>& axes);
 
 }  // namespace tirtune::te

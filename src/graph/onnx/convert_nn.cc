@@ -473,7 +473,8 @@ void ConvertReduce(ImportContext& ctx) {
   Attrs attrs = {{"axes", axes}, {"keepdims", ctx.AttrInt("keepdims", 1)}};
   ValueId x = ctx.Plain(0);
   static const std::map<std::string, std::string> direct = {
-      {"ReduceSum", "sum"}, {"ReduceMean", "mean"}, {"ReduceMax", "max"}, {"ReduceMin", "min"}};
+      {"ReduceSum", "sum"}, {"ReduceMean", "mean"}, {"ReduceMax", "max"}, {"ReduceMin", "min"},
+      {"ReduceProd", "prod"}};
   if (auto it = direct.find(type); it != direct.end()) {
     ctx.SetPlain(0, ctx.Emit(it->second, {x}, attrs));
     return;

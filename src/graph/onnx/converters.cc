@@ -71,6 +71,7 @@ const std::map<std::string, Converter>& Table() {
       {"ReduceMax", ConvertReduce},
       {"ReduceMean", ConvertReduce},
       {"ReduceMin", ConvertReduce},
+      {"ReduceProd", ConvertReduce},
       {"ReduceSum", ConvertReduce},
       {"ReduceSumSquare", ConvertReduce},
       {"Relu", ConvertUnary},

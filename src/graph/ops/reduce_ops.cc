@@ -16,7 +16,7 @@ namespace {
 
 using te::Tensor;
 
-enum class Reduce { kSum, kMean, kMax, kMin };
+enum class Reduce { kSum, kMean, kMax, kMin, kProd };
 
 Tensor ReduceAxes(const Tensor& x, const Attrs& attrs, Reduce kind, const char* op) {
   std::set<int> axes;
@@ -55,6 +55,7 @@ Tensor ReduceAxes(const Tensor& x, const Attrs& attrs, Reduce kind, const char* 
     Expr value = x(indices);
     if (kind == Reduce::kMax) return te::MaxReduce(value, reduce_axes);
     if (kind == Reduce::kMin) return te::MinReduce(value, reduce_axes);
+    if (kind == Reduce::kProd) return te::ProdReduce(value, reduce_axes);
     return te::Sum(value, reduce_axes);
   };
   if (kind != Reduce::kMean) return te::Compute(shape, fcompute, fmt::format("T_{}", op));
@@ -180,6 +181,7 @@ std::vector<OpDef> ReduceOps() {
           Reduction("mean", Reduce::kMean),
           Reduction("max", Reduce::kMax),
           Reduction("min", Reduce::kMin),
+          Reduction("prod", Reduce::kProd),
           ArgReduction("argmax", true),
           ArgReduction("argmin", false),
           OpDef{
