@@ -102,7 +102,6 @@ const std::map<std::string, std::string>& Skipped() {
       {"test_max_uint64", "UINT64 tensors (the graph holds float32, and int64 indices)"},
       {"test_max_uint8", "UINT8 tensors (the graph holds float32, and int64 indices)"},
       {"test_maxpool_1d_default", "1-D and 3-D pooling"},
-      {"test_maxpool_2d_ceil", "ceil_mode that changes the shape"},
       {"test_maxpool_2d_dilations", "dilations"},
       {"test_maxpool_2d_uint8", "UINT8 tensors (the graph holds float32, and int64 indices)"},
       {"test_maxpool_3d_default", "1-D and 3-D pooling"},

@@ -199,10 +199,15 @@ void ConvertPool(ImportContext& ctx) {
   if (is_max) ctx.RequireUnusedOutput(1);
   if (ctx.AttrInt("ceil_mode", 0) != 0) {
     for (int d = 0; d < 2; ++d) {
-      if (PoolExtent(x.shape[2 + d], k, stride, w.pads_begin[d], w.pads_end[d], true) !=
-          PoolExtent(x.shape[2 + d], k, stride, w.pads_begin[d], w.pads_end[d], false)) {
-        ctx.Fail("ceil_mode = 1 is supported only where it gives the floor mode's shape");
+      int64_t ceil = PoolExtent(x.shape[2 + d], k, stride, w.pads_begin[d], w.pads_end[d], true);
+      int64_t floor = PoolExtent(x.shape[2 + d], k, stride, w.pads_begin[d], w.pads_end[d], false);
+      if (ceil == floor) continue;
+      // A max pool's last, partial window: padding after the input that no maximum picks.
+      if (!is_max) {
+        ctx.Fail("ceil_mode = 1 on an average pool is supported only where it gives the floor "
+                 "mode's shape");
       }
+      w.pads_end[d] += (ceil - 1) * stride + k - (x.shape[2 + d] + w.pads_begin[d] + w.pads_end[d]);
     }
   }
   bool include_pad = !is_max && ctx.AttrInt("count_include_pad", 0) != 0;
