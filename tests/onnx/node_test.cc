@@ -29,9 +29,6 @@ const std::map<std::string, std::string>& Skipped() {
   static const std::map<std::string, std::string> skipped = {
       {"test_add_uint8", "UINT8 tensors (the graph holds float32, and int64 indices)"},
       {"test_averagepool_1d_default", "1-D and 3-D pooling"},
-      {"test_averagepool_2d_ceil", "ceil_mode that changes the shape"},
-      {"test_averagepool_2d_same_lower", "asymmetric SAME padding with count_include_pad = 0"},
-      {"test_averagepool_2d_same_upper", "asymmetric SAME padding with count_include_pad = 0"},
       {"test_averagepool_3d_default", "1-D and 3-D pooling"},
       {"test_batchnorm_epsilon_training_mode", "training mode"},
       {"test_batchnorm_example_training_mode", "training mode"},

@@ -202,10 +202,11 @@ void ConvertPool(ImportContext& ctx) {
       int64_t ceil = PoolExtent(x.shape[2 + d], k, stride, w.pads_begin[d], w.pads_end[d], true);
       int64_t floor = PoolExtent(x.shape[2 + d], k, stride, w.pads_begin[d], w.pads_end[d], false);
       if (ceil == floor) continue;
-      // A max pool's last, partial window: padding after the input that no maximum picks.
-      if (!is_max) {
-        ctx.Fail("ceil_mode = 1 on an average pool is supported only where it gives the floor "
-                 "mode's shape");
+      // The last, partial window: padding after the input that no maximum picks and no
+      // average counts (count_include_pad = 1 would count it: refused).
+      if (!is_max && ctx.AttrInt("count_include_pad", 0) != 0) {
+        ctx.Fail("ceil_mode = 1 with count_include_pad = 1 is supported only where it gives the "
+                 "floor mode's shape");
       }
       w.pads_end[d] += (ceil - 1) * stride + k - (x.shape[2 + d] + w.pads_begin[d] + w.pads_end[d]);
     }
@@ -213,10 +214,32 @@ void ConvertPool(ImportContext& ctx) {
   bool include_pad = !is_max && ctx.AttrInt("count_include_pad", 0) != 0;
   ValueId data = ctx.ChannelsLast(0);
   int64_t pad = w.pads_begin[0];
-  if (!SymmetricPads(w) || (include_pad && pad > 0)) {
-    if (!is_max && !include_pad) {
-      ctx.Fail("asymmetric pads with count_include_pad = 0 are not supported");
+  if (!is_max && !include_pad && !SymmetricPads(w)) {
+    // Uneven padding not counted: the average over the zero-padded input (every window full),
+    // rescaled by k^2 / (the window's positions inside the input), a constant made here.
+    ValueId y = ctx.Emit("avg_pool2d", {ExplicitPad(ctx, data, w, 0.0)},
+                         {{"kernel", k}, {"stride", stride}, {"pad", int64_t{0}}});
+    std::vector<std::vector<double>> inside(2);
+    for (int d = 0; d < 2; ++d) {
+      int64_t out = PoolExtent(x.shape[2 + d], k, stride, w.pads_begin[d], w.pads_end[d], false);
+      for (int64_t o = 0; o < out; ++o) {
+        int64_t first = o * stride - w.pads_begin[d];
+        int64_t n = std::min(first + k, x.shape[2 + d]) - std::max<int64_t>(first, 0);
+        if (n <= 0) ctx.Fail("a pooling window lies entirely in the padding");
+        inside[d].push_back(static_cast<double>(n));
+      }
     }
+    int64_t ho = static_cast<int64_t>(inside[0].size()), wo = static_cast<int64_t>(inside[1].size());
+    NDArray scale = NDArray::Empty({1, ho, wo, 1}, DataType::Float(32));
+    for (int64_t i = 0; i < ho; ++i) {
+      for (int64_t j = 0; j < wo; ++j) {
+        scale.SetDouble(i * wo + j, static_cast<double>(k * k) / (inside[0][i] * inside[1][j]));
+      }
+    }
+    ctx.SetChannelsLast(0, ctx.Emit("multiply", {y, ctx.Constant(scale)}));
+    return;
+  }
+  if (!SymmetricPads(w) || (include_pad && pad > 0)) {
     data = ExplicitPad(ctx, data, w, is_max ? -3.4028234663852886e38 : 0.0);
     pad = 0;
   }
