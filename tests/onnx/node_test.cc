@@ -28,8 +28,6 @@ const char* const kNodeTestDir = "/usr/share/libonnx-testdata/data/node";
 const std::map<std::string, std::string>& Skipped() {
   static const std::map<std::string, std::string> skipped = {
       {"test_add_uint8", "UINT8 tensors (the graph holds float32, and int64 indices)"},
-      {"test_averagepool_1d_default", "1-D and 3-D pooling"},
-      {"test_averagepool_3d_default", "1-D and 3-D pooling"},
       {"test_batchnorm_epsilon_training_mode", "training mode"},
       {"test_batchnorm_example_training_mode", "training mode"},
       {"test_cast_BFLOAT16_to_FLOAT",
@@ -98,10 +96,7 @@ const std::map<std::string, std::string>& Skipped() {
       {"test_max_uint32", "UINT32 tensors (the graph holds float32, and int64 indices)"},
       {"test_max_uint64", "UINT64 tensors (the graph holds float32, and int64 indices)"},
       {"test_max_uint8", "UINT8 tensors (the graph holds float32, and int64 indices)"},
-      {"test_maxpool_1d_default", "1-D and 3-D pooling"},
-      {"test_maxpool_2d_dilations", "dilations"},
       {"test_maxpool_2d_uint8", "UINT8 tensors (the graph holds float32, and int64 indices)"},
-      {"test_maxpool_3d_default", "1-D and 3-D pooling"},
       {"test_maxpool_with_argmax_2d_precomputed_pads",
        "the second output (mask or indices) is used"},
       {"test_maxpool_with_argmax_2d_precomputed_strides",

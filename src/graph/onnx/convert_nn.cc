@@ -185,18 +185,106 @@ void ConvertConvTranspose(ImportContext& ctx) {
   ctx.SetChannelsLast(0, y);
 }
 
+namespace {
+
+// Pooling of any rank, kernel, stride and dilation as the maximum (or the sum, rescaled) of one
+// strided slice of the padded input per kernel position: for 1-D and 3-D pooling and windows
+// the 2-D pool operators do not take. `w`'s pads already include ceil_mode's extension.
+void SlicedPool(ImportContext& ctx, const Window& w, bool is_max, bool include_pad) {
+  const ImportedValue& x = ctx.Input(0);
+  size_t spatial = x.shape.size() - 2;
+  ValueId padded = ExplicitPad(ctx, ctx.ChannelsLast(0), w, is_max ? -3.4028234663852886e38 : 0.0);
+  std::vector<int64_t> out(spatial), in(x.shape.begin() + 2, x.shape.end());
+  int64_t taps = 1;
+  for (size_t d = 0; d < spatial; ++d) {
+    int64_t reach = (w.kernel[d] - 1) * w.dilations[d] + 1;
+    int64_t span = in[d] + w.pads_begin[d] + w.pads_end[d] - reach;
+    if (span < 0) ctx.Fail("the window is larger than the padded input");
+    out[d] = span / w.strides[d] + 1;
+    taps *= w.kernel[d];
+  }
+  ctx.CheckHostShape({taps});
+  int rank = static_cast<int>(spatial) + 2;
+  ValueId acc = -1;
+  for (int64_t t = 0; t < taps; ++t) {
+    Ints begin(rank, 0), end(rank, 0), strides(rank, 1);
+    end[0] = x.shape[0];
+    end[rank - 1] = x.shape[1];
+    for (int64_t rest = t, d = static_cast<int64_t>(spatial) - 1; d >= 0; --d) {
+      int64_t offset = rest % w.kernel[d];
+      rest /= w.kernel[d];
+      begin[d + 1] = offset * w.dilations[d];
+      end[d + 1] = begin[d + 1] + (out[d] - 1) * w.strides[d] + 1;
+      strides[d + 1] = w.strides[d];
+    }
+    ValueId slice = ctx.Emit("strided_slice", {padded},
+                             {{"begin", begin}, {"end", end}, {"strides", strides}});
+    acc = acc < 0 ? slice : ctx.Emit(is_max ? "maximum" : "add", {acc, slice});
+  }
+  if (is_max) {
+    ctx.SetChannelsLast(0, acc);
+    return;
+  }
+  // The divisor per output position: every tap, or those inside the input.
+  Ints scale_shape = {1};
+  scale_shape.insert(scale_shape.end(), out.begin(), out.end());
+  scale_shape.push_back(1);
+  NDArray scale = NDArray::Empty(scale_shape, DataType::Float(32));
+  for (int64_t i = 0; i < scale.size(); ++i) {
+    int64_t count = 1;
+    for (int64_t rest = i, d = static_cast<int64_t>(spatial) - 1; d >= 0; --d) {
+      int64_t o = rest % out[d];
+      rest /= out[d];
+      int64_t inside = 0;
+      for (int64_t j = 0; j < w.kernel[d]; ++j) {
+        int64_t at = o * w.strides[d] + j * w.dilations[d] - w.pads_begin[d];
+        inside += include_pad ? 1 : (at >= 0 && at < in[d]);
+      }
+      count *= inside;
+    }
+    if (count == 0) ctx.Fail("a pooling window lies entirely in the padding");
+    scale.SetDouble(i, 1.0 / static_cast<double>(count));
+  }
+  ctx.SetChannelsLast(0, ctx.Emit("multiply", {acc, ctx.Constant(scale)}));
+}
+
+bool AllEqual(const std::vector<int64_t>& v) {
+  return std::all_of(v.begin(), v.end(), [&](int64_t e) { return e == v.front(); });
+}
+
+}  // namespace
+
 void ConvertPool(ImportContext& ctx) {
   ctx.RequireFloat(0);
   bool is_max = ctx.node().op_type() == "MaxPool";
   const ImportedValue& x = ctx.Input(0);
-  if (x.shape.size() != 4) ctx.Fail("only 2-D pooling is supported");
+  if (x.shape.size() < 3 || x.shape.size() > 5) ctx.Fail("only 1-D, 2-D and 3-D pooling");
   std::vector<int64_t> kernel = ctx.AttrInts("kernel_shape", {});
-  if (kernel.size() != 2) ctx.Fail("kernel_shape must have 2 entries");
+  if (kernel.size() != x.shape.size() - 2) {
+    ctx.Fail("kernel_shape has {} entries for {} spatial axes", kernel.size(), x.shape.size() - 2);
+  }
   Window w = ReadWindow(ctx, SpatialOf(x), kernel);
+  if (is_max) ctx.RequireUnusedOutput(1);
+  if (x.shape.size() != 4 || !AllEqual(w.kernel) || !AllEqual(w.strides) ||
+      !AllEqual(w.dilations) || w.dilations[0] != 1) {
+    for (size_t d = 0; d < kernel.size() && ctx.AttrInt("ceil_mode", 0) != 0; ++d) {
+      int64_t reach = (w.kernel[d] - 1) * w.dilations[d] + 1;
+      int64_t ceil = PoolExtent(x.shape[2 + d], reach, w.strides[d], w.pads_begin[d],
+                                w.pads_end[d], true);
+      int64_t floor = PoolExtent(x.shape[2 + d], reach, w.strides[d], w.pads_begin[d],
+                                 w.pads_end[d], false);
+      if (ceil != floor && !is_max && ctx.AttrInt("count_include_pad", 0) != 0) {
+        ctx.Fail("ceil_mode = 1 with count_include_pad = 1 is supported only where it gives the "
+                 "floor mode's shape");
+      }
+      w.pads_end[d] += (ceil - floor) * w.strides[d];
+    }
+    SlicedPool(ctx, w, is_max, !is_max && ctx.AttrInt("count_include_pad", 0) != 0);
+    return;
+  }
   int64_t k = Uniform(ctx, w.kernel, "kernel_shape");
   int64_t stride = Uniform(ctx, w.strides, "strides");
   if (Uniform(ctx, w.dilations, "dilations") != 1) ctx.Fail("dilations are not supported");
-  if (is_max) ctx.RequireUnusedOutput(1);
   if (ctx.AttrInt("ceil_mode", 0) != 0) {
     for (int d = 0; d < 2; ++d) {
       int64_t ceil = PoolExtent(x.shape[2 + d], k, stride, w.pads_begin[d], w.pads_end[d], true);
