@@ -94,6 +94,7 @@ void ConvertActivation(ImportContext& ctx) {
       {"Round", {"round", {}}},
       {"Sin", {"sin", {}}},
       {"Cos", {"cos", {}}},
+      {"Tan", {"tan", {}}},
       {"Sign", {"sign", {}}},
       {"Softsign", {"softsign", {}}},
       {"Softplus", {"softplus", {}}},
@@ -120,7 +121,12 @@ void ConvertVariadic(ImportContext& ctx) {
   const std::string& type = ctx.node().op_type();
   int n = ctx.NumInputs();
   if (n < 1) ctx.Fail("{} needs at least one input", type);
-  for (int i = 0; i < n; ++i) ctx.RequireFloat(i);
+  // Max and Min also compare int64 (indices, lengths); sums stay float32.
+  bool integers = (type == "Max" || type == "Min") && ctx.Input(0).dtype == DataType::Int(64);
+  for (int i = 0; i < n; ++i) {
+    if (integers && ctx.Input(i).dtype == DataType::Int(64)) continue;
+    ctx.RequireFloat(i);
+  }
   if (n == 1) {
     ctx.Alias(0, 0);
     return;

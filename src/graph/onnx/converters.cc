@@ -95,6 +95,7 @@ const std::map<std::string, Converter>& Table() {
       {"Squeeze", ConvertSqueeze},
       {"Sub", ConvertBinary},
       {"Sum", ConvertVariadic},
+      {"Tan", ConvertActivation},
       {"Tanh", ConvertUnary},
       {"ThresholdedRelu", ConvertActivation},
       {"Tile", ConvertTile},

@@ -177,6 +177,7 @@ std::vector<OpDef> ElementwiseOps() {
   ops.push_back(Activation("round", none, [](Expr x, const Attrs&) { return Round(x); }));
   ops.push_back(Activation("sin", none, [](Expr x, const Attrs&) { return Sin(x); }));
   ops.push_back(Activation("cos", none, [](Expr x, const Attrs&) { return Cos(x); }));
+  ops.push_back(Activation("tan", none, [](Expr x, const Attrs&) { return Sin(x) / Cos(x); }));
   ops.push_back(Activation("sign", none, [c](Expr x, const Attrs&) {
     return Select((x > c(x, 0)), c(x, 1), Select((x < c(x, 0)), c(x, -1), c(x, 0)));
   }));
