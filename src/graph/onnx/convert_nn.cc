@@ -108,6 +108,10 @@ ValueId PermutedWeights(ImportContext& ctx, int i, const std::vector<int64_t>& p
   return ctx.Emit("transpose", {ctx.Plain(i)}, {{"perm", perm}}, name);
 }
 
+bool AllEqual(const std::vector<int64_t>& v) {
+  return std::all_of(v.begin(), v.end(), [&](int64_t e) { return e == v.front(); });
+}
+
 // Pool output extent along one axis, floor or ceil mode.
 int64_t PoolExtent(int64_t in, int64_t k, int64_t s, int64_t begin, int64_t end, bool ceil) {
   int64_t span = in + begin + end - k;
@@ -151,10 +155,114 @@ void ConvertConv(ImportContext& ctx) {
   ctx.SetChannelsLast(0, y);
 }
 
+namespace {
+
+// ConvTranspose of any rank, strides per axis, dilations, output_padding and auto_pad as a
+// convolution: the input with stride - 1 zeros between its elements (reshape, pad, reshape),
+// padded by reach - 1 - pads (cropped where that is negative), convolved with the weights
+// flipped and their channels swapped.
+void ConvTransposeByConv(ImportContext& ctx, Window w) {
+  const ImportedValue& x = ctx.Input(0);
+  int rank = static_cast<int>(x.shape.size());
+  size_t spatial = static_cast<size_t>(rank - 2);
+  if (ctx.AttrInt("group", 1) != 1) ctx.Fail("grouped transposed convolutions are not supported");
+  const std::vector<int64_t>& weight = ctx.Input(1).shape;
+  std::vector<int64_t> in(x.shape.begin() + 2, x.shape.end());
+  std::vector<int64_t> output_padding =
+      ctx.AttrInts("output_padding", std::vector<int64_t>(spatial, 0));
+  if (output_padding.size() != spatial) ctx.Fail("output_padding has {} entries", output_padding.size());
+  std::string auto_pad = ctx.AttrString("auto_pad", "NOTSET");
+  std::vector<int64_t> output_shape = ctx.AttrInts("output_shape", {});
+  for (size_t d = 0; d < spatial; ++d) {
+    int64_t reach = (w.kernel[d] - 1) * w.dilations[d] + 1;
+    int64_t full = w.strides[d] * (in[d] - 1) + output_padding[d] + reach;
+    int64_t target = !output_shape.empty() ? output_shape.at(d)
+                     : auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER" ? in[d] * w.strides[d]
+                                                                            : -1;
+    if (target >= 0) {  // the pads that give this extent (the extra one at the end for UPPER)
+      int64_t total = full - target;
+      w.pads_begin[d] = auto_pad == "SAME_LOWER" ? total - total / 2 : total / 2;
+      w.pads_end[d] = total - w.pads_begin[d];
+    }
+  }
+  // The weights [CI, CO, k...] as the convolution's [k..., CI, CO], every kernel axis reversed
+  // (a slice with step -1; folded at import for constant weights).
+  Ints perm, begin_w, end_w, step_w;
+  for (size_t d = 0; d < spatial; ++d) {
+    perm.push_back(static_cast<int64_t>(d) + 2);
+    begin_w.push_back(weight[d + 2] - 1);
+    end_w.push_back(-1);
+    step_w.push_back(-1);
+  }
+  perm.insert(perm.end(), {0, 1});
+  begin_w.insert(begin_w.end(), {0, 0});
+  end_w.insert(end_w.end(), {weight[0], weight[1]});
+  step_w.insert(step_w.end(), {1, 1});
+  ValueId flipped = ctx.Emit("strided_slice", {PermutedWeights(ctx, 1, perm)},
+                             {{"begin", begin_w}, {"end", end_w}, {"strides", step_w}});
+  // Zeros between the elements: [N, L..., C] -> [N, L, 1, ..., C] padded to s -> cropped.
+  ValueId v = ctx.ChannelsLast(0);
+  bool strided = std::any_of(w.strides.begin(), w.strides.end(), [](int64_t s) { return s > 1; });
+  if (strided) {
+    Ints split = {x.shape[0]}, after(1, 0), joined = {x.shape[0]};
+    for (size_t d = 0; d < spatial; ++d) {
+      split.insert(split.end(), {in[d], 1});
+      after.insert(after.end(), {0, w.strides[d] - 1});
+      joined.push_back(in[d] * w.strides[d]);
+    }
+    split.push_back(x.shape[1]);
+    after.push_back(0);
+    joined.push_back(x.shape[1]);
+    v = ctx.Emit("reshape", {v}, {{"shape", split}});
+    v = ctx.Emit("pad", {v}, {{"pads_before", Ints(after.size(), 0)}, {"pads_after", after}});
+    v = ctx.Emit("reshape", {v}, {{"shape", joined}});
+  }
+  // Pads of reach - 1 - pads (negative: a crop), the zeros' tail cropped too.
+  Ints begin(rank, 0), end(rank, 0), steps(rank, 1), before(rank, 0), after(rank, 0);
+  end[0] = x.shape[0];
+  end[rank - 1] = x.shape[1];
+  bool crop = false;
+  for (size_t d = 0; d < spatial; ++d) {
+    int64_t extent = (in[d] - 1) * w.strides[d] + 1;  // with the zeros, without their tail
+    int64_t reach = (w.kernel[d] - 1) * w.dilations[d] + 1;
+    int64_t lo = reach - 1 - w.pads_begin[d], hi = reach - 1 - w.pads_end[d] + output_padding[d];
+    begin[d + 1] = std::max<int64_t>(0, -lo);
+    end[d + 1] = extent + std::min<int64_t>(0, hi);
+    if (begin[d + 1] >= end[d + 1]) ctx.Fail("the pads crop axis {} to nothing", d);
+    crop |= begin[d + 1] > 0 || end[d + 1] != (strided ? in[d] * w.strides[d] : in[d]);
+    before[d + 1] = std::max<int64_t>(0, lo);
+    after[d + 1] = std::max<int64_t>(0, hi);
+  }
+  if (crop) v = ctx.Emit("strided_slice", {v}, {{"begin", begin}, {"end", end}, {"strides", steps}});
+  v = ctx.Emit("pad", {v}, {{"pads_before", before}, {"pads_after", after}});
+  static const char* ops[] = {"conv1d", "conv2d", "conv3d"};
+  ValueId y = ctx.Emit(ops[rank - 3], {v, flipped},
+                       {{"stride", int64_t{1}},
+                        {"pad", int64_t{0}},
+                        {"dilation", Uniform(ctx, w.dilations, "dilations")},
+                        {"groups", int64_t{1}}});
+  if (ctx.HasInput(2)) y = ctx.Emit("bias_add", {y, ctx.Plain(2)});
+  ctx.SetChannelsLast(0, y);
+}
+
+}  // namespace
+
 void ConvertConvTranspose(ImportContext& ctx) {
   ctx.RequireFloat(0);
   const ImportedValue& x = ctx.Input(0);
-  if (x.shape.size() != 4) ctx.Fail("only 2-D transposed convolutions are supported");
+  if (x.shape.size() < 3 || x.shape.size() > 5) {
+    ctx.Fail("only 1-D, 2-D and 3-D transposed convolutions are supported");
+  }
+  if (x.shape.size() != 4 || ctx.AttrString("auto_pad", "NOTSET") != "NOTSET" ||
+      ctx.HasAttr("output_padding") || ctx.HasAttr("dilations") || ctx.HasAttr("output_shape") ||
+      (ctx.HasAttr("strides") && !AllEqual(ctx.AttrInts("strides", {}))) ||
+      (ctx.HasAttr("pads") && !AllEqual(ctx.AttrInts("pads", {})))) {
+    const std::vector<int64_t>& weight = ctx.Input(1).shape;
+    if (weight.size() != x.shape.size()) ctx.Fail("weights of rank {}", weight.size());
+    std::vector<int64_t> kernel(weight.begin() + 2, weight.end());
+    ConvTransposeByConv(ctx, ReadWindow(ctx, SpatialOf(x), kernel));
+    return;
+  }
   const std::vector<int64_t>& weight = ctx.Input(1).shape;
   ctx.RequireAttr("group", 1);
   if (weight.size() != 4) ctx.Fail("weights of rank {}", weight.size());
@@ -246,10 +354,6 @@ void SlicedPool(ImportContext& ctx, const Window& w, bool is_max, bool include_p
     scale.SetDouble(i, 1.0 / static_cast<double>(count));
   }
   ctx.SetChannelsLast(0, ctx.Emit("multiply", {acc, ctx.Constant(scale)}));
-}
-
-bool AllEqual(const std::vector<int64_t>& v) {
-  return std::all_of(v.begin(), v.end(), [&](int64_t e) { return e == v.front(); });
 }
 
 }  // namespace
