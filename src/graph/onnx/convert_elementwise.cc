@@ -147,6 +147,24 @@ void ConvertPRelu(ImportContext& ctx) {
   ctx.SetPlain(0, ctx.Emit("add", {ctx.Emit("maximum", {x, zero}), negative}));
 }
 
+// Mod: on the host when both operands are known, else the graph operator mod (float32 or int64).
+void ConvertMod(ImportContext& ctx) {
+  const ImportedValue& a = ctx.Input(0);
+  const ImportedValue& b = ctx.Input(1);
+  int64_t fmod = ctx.AttrInt("fmod", 0);
+  if (a.dtype != b.dtype) ctx.Fail("inputs are {} and {}", a.dtype.str(), b.dtype.str());
+  bool is_int = a.dtype == DataType::Int(64);
+  if (!is_int) ctx.RequireFloat(0);
+  if (a.is_host() && b.is_host()) {
+    ctx.SetHost(0, HostBinary(a.host, b.host, a.dtype, [&](double x, double y) {
+      if (y == 0) return is_int ? 0.0 : std::nan("");
+      return fmod != 0 ? std::fmod(x, y) : x - std::floor(x / y) * y;
+    }));
+    return;
+  }
+  ctx.SetPlain(0, ctx.Emit("mod", {ctx.Plain(0), ctx.Plain(1)}, {{"fmod", fmod}}));
+}
+
 void ConvertReciprocal(ImportContext& ctx) {
   ctx.RequireFloat(0);
   ValueId one = ctx.Constant(Scalar(1.0));

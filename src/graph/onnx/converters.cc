@@ -56,6 +56,7 @@ const std::map<std::string, Converter>& Table() {
       {"MeanVarianceNormalization", ConvertMeanVarianceNormalization},
       {"Min", ConvertVariadic},
       {"Mish", ConvertActivation},
+      {"Mod", ConvertMod},
       {"Mul", ConvertBinary},
       {"Neg", ConvertUnary},
       {"NegativeLogLikelihoodLoss", ConvertNegativeLogLikelihoodLoss},

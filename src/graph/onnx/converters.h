@@ -13,6 +13,7 @@ void ConvertUnary(ImportContext& ctx);  // Relu, Sigmoid, Tanh, Erf, Sqrt, Exp, 
 void ConvertActivation(ImportContext& ctx);
 void ConvertReciprocal(ImportContext& ctx);
 void ConvertPRelu(ImportContext& ctx);
+void ConvertMod(ImportContext& ctx);
 void ConvertVariadic(ImportContext& ctx);  // Max, Min, Sum, Mean of any number of inputs
 void ConvertBinary(ImportContext& ctx);  // Add, Sub, Mul, Div
 void ConvertPow(ImportContext& ctx);

@@ -233,6 +233,29 @@ std::vector<OpDef> ElementwiseOps() {
   ops.push_back(Binary("minimum", [](Expr a, Expr b) { return Min(a, b); }));
 
   ops.push_back(Binary("power", [](Expr a, Expr b) { return Pow(a, b); }));
+  // ONNX's Mod: with fmod the remainder of truncated division (C's fmod), else of floored
+  // division (the divisor's sign, Python's %). An integer remainder by 0 is 0, not a trap.
+  OpDef mod = Binary("mod", nullptr);
+  mod.attrs = {IntAttr("fmod", 0)};
+  mod.compute = [](const std::vector<Tensor>& in, const Attrs& attrs) {
+    bool truncated = attrs.GetInt("fmod") != 0;
+    return BroadcastBinary(
+        in[0], in[1],
+        [truncated](Expr a, Expr b) {
+          if (a.dtype().is_float()) {
+            Expr q = a / b;
+            return a - (truncated ? Select(q < MakeConst(q.dtype(), 0), Ceil(q), Floor(q))
+                                  : Floor(q)) * b;
+          }
+          Expr zero = MakeConst(b.dtype(), 0);
+          Expr safe = Select(Eq(b, zero), MakeConst(b.dtype(), 1), b);
+          Expr r = truncated ? a - (a / safe) * safe : FloorMod(a, safe);
+          return Select(Eq(b, zero), zero, r);
+        },
+        "mod");
+  };
+  mod.example_attrs = {{"fmod", 1}};
+  ops.push_back(mod);
   ops.push_back(OpDef{
       .name = "where",
       .inputs = {"condition", "lhs", "rhs"},
