@@ -28,8 +28,6 @@ const char* const kNodeTestDir = "/usr/share/libonnx-testdata/data/node";
 const std::map<std::string, std::string>& Skipped() {
   static const std::map<std::string, std::string> skipped = {
       {"test_add_uint8", "UINT8 tensors (the graph holds float32, and int64 indices)"},
-      {"test_batchnorm_epsilon_training_mode", "training mode"},
-      {"test_batchnorm_example_training_mode", "training mode"},
       {"test_cast_BFLOAT16_to_FLOAT",
        "BFLOAT16 tensors (the graph holds float32, and int64 indices)"},
       {"test_cast_DOUBLE_to_FLOAT", "DOUBLE tensors (the graph holds float32, and int64 indices)"},

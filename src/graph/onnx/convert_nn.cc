@@ -465,9 +465,51 @@ void ConvertGlobalMaxPool(ImportContext& ctx) {
                       ctx.Emit("max", {ctx.ChannelsLast(0)}, {{"axes", axes}, {"keepdims", 1}}));
 }
 
+namespace {
+
+// BatchNormalization with training_mode = 1: normalized by the batch's own mean and (population)
+// variance over every axis but the channels; outputs 1 and 2, when used, are the running mean
+// and variance updated with `momentum`, as ONNX's reference does.
+void BatchNormalizationTraining(ImportContext& ctx) {
+  const std::vector<int64_t>& shape = ctx.Input(0).shape;
+  int rank = static_cast<int>(shape.size());
+  if (rank < 2) ctx.Fail("input of rank {}", rank);
+  for (int i = 1; i < 5; ++i) ctx.RequireFloat(i);
+  Ints axes, per_channel(rank, 1);
+  for (int d = 0; d < rank; ++d) {
+    if (d != 1) axes.push_back(d);
+  }
+  per_channel[1] = shape[1];
+  ValueId x = ctx.Plain(0);
+  Attrs over = {{"axes", axes}, {"keepdims", int64_t{1}}};
+  ValueId mean = ctx.Emit("mean", {x}, over);
+  ValueId centered = ctx.Emit("subtract", {x, mean});
+  ValueId variance = ctx.Emit("mean", {ctx.Emit("multiply", {centered, centered})}, over);
+  ValueId eps = ScalarConstant(ctx, ctx.AttrFloat("epsilon", 1e-5f));
+  ValueId y = ctx.Emit("divide", {centered, ctx.Emit("sqrt", {ctx.Emit("add", {variance, eps})})});
+  y = ctx.Emit("multiply", {y, ctx.Emit("reshape", {ctx.Plain(1)}, {{"shape", per_channel}})});
+  ctx.SetPlain(0, ctx.Emit("add", {y, ctx.Emit("reshape", {ctx.Plain(2)}, {{"shape", per_channel}})}));
+  double momentum = ctx.AttrFloat("momentum", 0.9f);
+  auto running = [&](int input, ValueId batch) {
+    ValueId now = ctx.Emit("reshape", {batch}, {{"shape", Ints{shape[1]}}});
+    return ctx.Emit("add", {ctx.Emit("multiply", {ctx.Plain(input), ScalarConstant(ctx, momentum)}),
+                            ctx.Emit("multiply", {now, ScalarConstant(ctx, 1 - momentum)})});
+  };
+  for (int out = 1; out <= 2; ++out) {
+    if (ctx.node().output_size() > out && !ctx.node().output(out).empty()) {
+      ctx.SetPlain(out, running(out + 2, out == 1 ? mean : variance));
+    }
+  }
+}
+
+}  // namespace
+
 void ConvertBatchNormalization(ImportContext& ctx) {
   ctx.RequireFloat(0);
-  ctx.RequireAttr("training_mode", 0);
+  if (ctx.AttrInt("training_mode", 0) != 0) {
+    BatchNormalizationTraining(ctx);
+    return;
+  }
   for (int i = 1; i < 5; ++i) ctx.RequireUnusedOutput(i);
   double epsilon = ctx.AttrFloat("epsilon", 1e-5f);
   std::vector<ValueId> params;
