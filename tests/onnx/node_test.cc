@@ -73,6 +73,7 @@ const std::map<std::string, std::string>& Skipped() {
       {"test_dropout_default_mask", "the second output (mask or indices) is used"},
       {"test_dropout_default_mask_ratio", "the second output (mask or indices) is used"},
       {"test_edge_pad", "integer inputs to an operator computed by the graph (float32 only)"},
+      {"test_gathernd_example_int32_batch_dim1", "GatherND with batch_dims"},
       {"test_identity_opt", "sequence and optional inputs"},
       {"test_identity_sequence", "sequence and optional inputs"},
       {"test_max_float16", "FLOAT16 tensors (the graph holds float32, and int64 indices)"},

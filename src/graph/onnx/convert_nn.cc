@@ -920,4 +920,50 @@ void ConvertSoftmaxCrossEntropyLoss(ImportContext& ctx) {
   if (ctx.node().output_size() > 1 && !ctx.node().output(1).empty()) ctx.SetPlain(1, log_prob);
 }
 
+// TopK with k known at import time: k rounds of hardmax (the first maximum along the axis, as
+// a 0/1 mask), each giving a value (the masked sum) and an index (argmax), the maximum then
+// pushed down to the lowest float; concatenated in order. largest = 0 works on -x. Ties go to
+// the lower index, as ONNX's.
+void ConvertTopK(ImportContext& ctx) {
+  ctx.RequireFloat(0);
+  const std::vector<int64_t>& shape = ctx.Input(0).shape;
+  int rank = static_cast<int>(shape.size());
+  int64_t axis = ctx.AttrInt("axis", -1);
+  if (axis < -rank || axis >= rank) ctx.Fail("axis {} out of range for rank {}", axis, rank);
+  if (axis < 0) axis += rank;
+  int64_t k = ctx.opset() < 10 ? ctx.AttrInt("k", 0)
+                               : HostInts(ctx.HostInput(1, "k")).at(0);
+  if (k < 1 || k > shape[axis]) ctx.Fail("k = {} for an axis of {}", k, shape[axis]);
+  if (ctx.AttrInt("sorted", 1) == 0) ctx.Fail("sorted = 0 is not supported");
+  ctx.CheckHostShape({k, rank});
+  bool largest = ctx.AttrInt("largest", 1) != 0;
+  // softmax-like operators run on the last axis: move `axis` there and back.
+  Ints perm(rank);
+  std::iota(perm.begin(), perm.end(), 0);
+  std::swap(perm[axis], perm[rank - 1]);
+  bool moved = axis != rank - 1;
+  ValueId x = ctx.Plain(0);
+  if (moved) x = ctx.Emit("transpose", {x}, {{"perm", perm}});
+  if (!largest) x = ctx.Emit("negative", {x});
+  std::vector<ValueId> values, indices;
+  Attrs last = {{"axes", Ints{rank - 1}}, {"keepdims", int64_t{1}}};
+  ValueId lowest = ScalarConstant(ctx, 3.4028234663852886e38);
+  for (int64_t round = 0; round < k; ++round) {
+    ValueId mask = ctx.Emit("hardmax", {x}, {{"axis", int64_t{rank - 1}}});
+    ValueId value = ctx.Emit("sum", {ctx.Emit("multiply", {x, mask})}, last);
+    values.push_back(largest ? value : ctx.Emit("negative", {value}));
+    indices.push_back(ctx.Emit("argmax", {x}, {{"axis", int64_t{rank - 1}}, {"keepdims", int64_t{1}},
+                                               {"select_last_index", int64_t{0}}}));
+    if (round + 1 < k) x = ctx.Emit("subtract", {x, ctx.Emit("multiply", {mask, lowest})});
+  }
+  auto joined = [&](const std::vector<ValueId>& parts) {
+    ValueId v = parts.size() == 1 ? parts[0] : ctx.Emit("concat", parts, {{"axis", int64_t{rank - 1}}});
+    return moved ? ctx.Emit("transpose", {v}, {{"perm", perm}}) : v;
+  };
+  ctx.SetPlain(0, joined(values));
+  if (ctx.node().output_size() > 1 && !ctx.node().output(1).empty()) {
+    ctx.SetPlain(1, joined(indices));
+  }
+}
+
 }  // namespace tirtune::graph::onnx_import

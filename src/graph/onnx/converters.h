@@ -41,6 +41,7 @@ void ConvertMeanVarianceNormalization(ImportContext& ctx);
 void ConvertLrn(ImportContext& ctx);
 void ConvertNegativeLogLikelihoodLoss(ImportContext& ctx);
 void ConvertSoftmaxCrossEntropyLoss(ImportContext& ctx);
+void ConvertTopK(ImportContext& ctx);
 void ConvertReduce(ImportContext& ctx);  // ReduceSum/Mean/Max/Min/L1/L2/SumSquare/LogSum/LogSumExp
 
 // convert_shape.cc
@@ -67,5 +68,8 @@ void ConvertSize(ImportContext& ctx);
 void ConvertPad(ImportContext& ctx);
 void ConvertGatherElements(ImportContext& ctx);
 void ConvertResize(ImportContext& ctx);  // Resize, Upsample
+void ConvertScatterElements(ImportContext& ctx);  // ScatterElements, Scatter
+void ConvertScatterND(ImportContext& ctx);
+void ConvertGatherND(ImportContext& ctx);
 
 }  // namespace tirtune::graph::onnx_import
