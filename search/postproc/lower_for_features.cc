@@ -59,6 +59,7 @@ PrimFunc LowerForFeatures(const PrimFunc& func) {
   LowerOptions options;
   options.max_explicit_unroll = 0;
   options.expand_auto_unroll = false;
+  options.unswitch_tile_guards = false;  // one guarded body, its guards counted per element
   PrimFunc lowered =
       HasThreadBindings(func) ? LowerGpuToLoops(func, options) : Lower(func, options);
   Memo().Add(func, lowered);

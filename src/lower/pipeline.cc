@@ -31,6 +31,7 @@ std::vector<std::pair<std::string, PrimFunc>> LowerWithSteps(const PrimFunc& fun
   run("PlanStorageScopes", PlanStorageScopes(f, options));
   run("SimplifyStatements", SimplifyStatements(f));
   if (options.skip_padding_taps) run("SkipPaddingTaps", SkipPaddingTaps(f));
+  if (options.unswitch_tile_guards) run("UnswitchTileGuards", UnswitchTileGuards(f));
   // Loop kinds: unrolled loops are expanded (and the copies simplified), vectorized loops become
   // vector statements, and only outermost parallel loops stay parallel.
   run("UnrollLoops", UnrollLoops(f, options));

@@ -114,8 +114,8 @@ TEST(Lower, TiledGemmWithCacheWriteGetsATileAccumulatorAndVectorRows) {
   EXPECT_EQ(names, (std::vector<std::string>{
                        "LowerInitBlocks", "ConvertBlocksToLoops", "CompactBufferAllocations",
                        "FlattenBuffers", "PlanStorageScopes", "SimplifyStatements",
-                       "SkipPaddingTaps", "UnrollLoops", "SimplifyStatements", "VectorizeLoops",
-                       "SerializeNestedParallel"}));
+                       "SkipPaddingTaps", "UnswitchTileGuards", "UnrollLoops", "SimplifyStatements",
+                       "VectorizeLoops", "SerializeNestedParallel"}));
   ExpectFuncEqual(steps.back().second, R"(@prim_func
 def gemm(A: Buffer((128,), float32), B: Buffer((192,), float32), C: Buffer((96,), float32)):
     for i_0 in parallel(2):

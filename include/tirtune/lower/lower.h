@@ -44,6 +44,9 @@ struct LowerOptions {
   /// Skip the taps of a padded reduction that land on the padding (see SkipPaddingTaps); exact
   /// when the factor multiplied by the padding is finite. Default true.
   bool skip_padding_taps = true;
+  /// Split full tiles off guarded bodies (see UnswitchTileGuards). false keeps one guarded body:
+  /// the form features are extracted from. Default true.
+  bool unswitch_tile_guards = true;
 };
 
 /// Limits on what a scheduled function may ask for (src/lower/check_schedule_limits.cc), checked

@@ -66,6 +66,11 @@ PrimFunc SimplifyStatements(const PrimFunc& func);
 /// are decided in, so the taps on the padding are skipped (skip_padding_taps.cc).
 PrimFunc SkipPaddingTaps(const PrimFunc& func);
 
+/// Loop form: where every value of the loops inside a body keeps a guard conjunct of a
+/// non-dividing split true once a test of the outer loops passes, the body is unswitched on that
+/// test, so full tiles run without the guard (unswitch_tile_guards.cc).
+PrimFunc UnswitchTileGuards(const PrimFunc& func);
+
 /// Expands unrolled loops, and serial loops under "pragma_auto_unroll_max_step", into copies of
 /// their bodies (unroll_loops.cc).
 PrimFunc UnrollLoops(const PrimFunc& func, const LowerOptions& options = {});
