@@ -1,7 +1,8 @@
-// MutateTileSize: picks one SamplePerfectTile decision (with at least two factors and something
-// to move) and moves a divisor d of one factor to another factor: tiles[x] /= d, tiles[y] *= d.
-// The product stays the loop's extent; a move into the innermost factor keeps it within the
-// instruction's max_innermost_factor.
+// MutateTileSize: picks one SamplePerfectTile or SampleGuardedTile decision (with at least two
+// factors and something to move) and moves a divisor d of one factor to another factor:
+// tiles[x] /= d, tiles[y] *= d. A perfect tiling's product stays the loop's extent; a guarded
+// tiling's outermost factor is recomputed when the trace is replayed. A move into the innermost
+// factor keeps it within the instruction's max_innermost_factor.
 //
 // Before: SamplePerfectTile(l, n=4, max_innermost_factor=64)  # decision [4, 2, 8, 8]
 // After:                                                      # decision [2, 2, 8, 16]
@@ -29,8 +30,9 @@ class MutateTileSize : public Mutator {
     std::vector<size_t> candidates;
     for (size_t i = 0; i < trace.insts().size(); ++i) {
       const Instruction& inst = trace.insts()[i];
-      if (inst.kind->name != "SamplePerfectTile" || !inst.decision.is_array() ||
-          inst.decision.size() < 2) {
+      const std::string& kind = inst.kind->name;
+      if ((kind != "SamplePerfectTile" && kind != "SampleGuardedTile") ||
+          !inst.decision.is_array() || inst.decision.size() < 2) {
         continue;
       }
       for (const nlohmann::json& f : inst.decision) {

@@ -1,7 +1,9 @@
 // MultiLevelTiling: tiles a reduction block with data reuse (a matmul, a convolution) by the
-// structure string, "SSRSRS" on CPU: each spatial loop is split into as many sampled perfect
-// tiles as there are S's, each reduction loop into as many as there are R's (the innermost
-// factor at most max_innermost_factor), and the tiles are reordered by level
+// structure string, "SSRSRS" on CPU: each spatial loop is split into as many sampled tiles as
+// there are S's, each reduction loop into as many as there are R's (the innermost factor at most
+// max_innermost_factor; guarded tiles, whose outermost factor covers an extent the others do not
+// divide, unless config.guarded_tiles is off, then exact divisors only), and the tiles are
+// reordered by level
 // (s0.. s1.. r0.. s2.. r1.. s3..). Then it forks on where the result is written:
 //  - the single consumer is an elementwise epilogue (e.g. a ReLU into which AutoInline folded a
 //    bias add): that consumer is reverse_compute_at'd under the last loop of tile level 1 or 2,
@@ -44,7 +46,9 @@ bool IsElementwiseEpilogue(const BlockNode* block) {
 class MultiLevelTiling : public ScheduleRule {
  public:
   explicit MultiLevelTiling(const CpuSpaceConfig& config)
-      : structure_(config.tiling_structure), max_innermost_factor_(config.max_innermost_factor) {
+      : structure_(config.tiling_structure),
+        max_innermost_factor_(config.max_innermost_factor),
+        guarded_tiles_(config.guarded_tiles) {
     for (size_t l = 0; l < structure_.size(); ++l) {
       TT_ICHECK(structure_[l] == 'S' || structure_[l] == 'R',
                 "tiling structure '{}' has '{}'; only S and R are allowed", structure_,
@@ -86,8 +90,10 @@ class MultiLevelTiling : public ScheduleRule {
       for (size_t i = 0; i < loops.size(); ++i) {
         const std::vector<size_t>& levels =
             b->iter_vars[i].kind == IterKind::kSpatial ? s_levels_ : r_levels_;
-        std::vector<ExprRV> factors =
-            s.SamplePerfectTile(loops[i], static_cast<int>(levels.size()), max_innermost_factor_);
+        const int n = static_cast<int>(levels.size());
+        std::vector<ExprRV> factors = guarded_tiles_
+                                          ? s.SampleGuardedTile(loops[i], n, max_innermost_factor_)
+                                          : s.SamplePerfectTile(loops[i], n, max_innermost_factor_);
         std::vector<LoopRV> parts =
             s.Split(loops[i], std::vector<SplitFactor>(factors.begin(), factors.end()));
         for (size_t j = 0; j < levels.size(); ++j) state.tiles[levels[j]].push_back(parts[j]);
@@ -145,6 +151,7 @@ class MultiLevelTiling : public ScheduleRule {
 
   std::string structure_;
   int max_innermost_factor_;
+  bool guarded_tiles_;
   // Positions of the S and R levels in the structure.
   std::vector<size_t> s_levels_;
   std::vector<size_t> r_levels_;

@@ -3,6 +3,8 @@
 // JITDylib and ResourceTracker per kernel, released with the kernel).
 #include <llvm/ExecutionEngine/Orc/Core.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/IR/DiagnosticInfo.h>
+#include <llvm/IR/DiagnosticPrinter.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/MC/MCSubtargetInfo.h>
 #include <llvm/MC/TargetRegistry.h>
@@ -126,9 +128,27 @@ std::string EmitFile(llvm::Module& module, llvm::TargetMachine& tm, llvm::CodeGe
   return std::string(buffer.data(), buffer.size());
 }
 
+// LLVM's diagnostics during a compilation: errors go to stderr as LLVM would print them;
+// warnings and remarks are dropped. A loop annotated "pragma_vectorize" that LLVM cannot
+// vectorize (the partial tile of a guarded split) is a warning, and printing one per candidate
+// would bury the tuner's output.
+void PrintLlvmErrors(const llvm::DiagnosticInfo* info, void*) {
+  if (info->getSeverity() != llvm::DS_Error) return;
+  llvm::DiagnosticPrinterRawOStream printer(llvm::errs());
+  llvm::errs() << "LLVM error: ";
+  info->print(printer);
+  llvm::errs() << "\n";
+}
+
+std::unique_ptr<llvm::LLVMContext> MakeContext() {
+  auto ctx = std::make_unique<llvm::LLVMContext>();
+  ctx->setDiagnosticHandlerCallBack(PrintLlvmErrors);
+  return ctx;
+}
+
 // One compilation: a fresh context, target machine and module.
 struct Compilation {
-  std::unique_ptr<llvm::LLVMContext> ctx = std::make_unique<llvm::LLVMContext>();
+  std::unique_ptr<llvm::LLVMContext> ctx = MakeContext();
   std::unique_ptr<llvm::TargetMachine> tm;
   std::unique_ptr<llvm::Module> module;
 };

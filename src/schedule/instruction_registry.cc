@@ -97,8 +97,15 @@ std::vector<RVRef> ApplySamplePerfectTile(Schedule& sch, const std::vector<InstI
   return Refs(sch.SamplePerfectTile(InputLoop(in, 0), IntAttr(attrs, "n"),
                                     IntAttr(attrs, "max_innermost_factor"), d));
 }
-// A perfect tiling's parts: positive, and their product no larger than any loop can be (the
-// reported [4611686018427387905, 128] wraps around to 128 in 64 bits).
+std::vector<RVRef> ApplySampleGuardedTile(Schedule& sch, const std::vector<InstInput>& in,
+                                          const json& attrs, const json& decision) {
+  std::optional<std::vector<int64_t>> d;
+  if (!decision.is_null()) d = IntegerList(decision, "the decision");
+  return Refs(sch.SampleGuardedTile(InputLoop(in, 0), IntAttr(attrs, "n"),
+                                    IntAttr(attrs, "max_innermost_factor"), d));
+}
+// A perfect (or guarded) tiling's parts: positive, and their product no larger than any loop can be
+// (the reported [4611686018427387905, 128] wraps around to 128 in 64 bits).
 void CheckSamplePerfectTile(const json& attrs, const json& decision) {
   if (decision.is_null()) return;
   std::vector<int64_t> parts = IntegerList(decision, "the decision");
@@ -347,6 +354,7 @@ const std::map<std::string, InstructionKind>& Registry() {
     add("ReverseComputeInline", 1,     false, ApplyReverseComputeInline);
     add("SampleCategorical",  1,       true,  ApplySampleCategorical);
     add("SampleComputeLocation", 1,    true,  ApplySampleComputeLocation);
+    add("SampleGuardedTile", 1, true, ApplySampleGuardedTile);
     add("SamplePerfectTile",  1,       true,  ApplySamplePerfectTile);
     add("SetScope",           1,       false, ApplySetScope);
     add("Split",              1,       false, ApplySplit);
@@ -356,6 +364,7 @@ const std::map<std::string, InstructionKind>& Registry() {
     add("Vectorize",          1,       false, ApplyVectorize);
     m["SampleCategorical"].check = CheckSampleCategorical;
     m["SamplePerfectTile"].check = CheckSamplePerfectTile;
+    m["SampleGuardedTile"].check = CheckSamplePerfectTile;
     m["Offload"].check = CheckOffload;
     return m;
   }();

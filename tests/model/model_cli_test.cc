@@ -126,7 +126,7 @@ TEST_F(ModelCli, TuneModelThenCompileUsesTheRecord) {
 }
 
 // One poisoned row of each kind, each claiming to be the fastest record of the model's task:
-// JSON nested 100,000 levels deep, a SamplePerfectTile decision whose product wraps around 64
+// JSON nested 100,000 levels deep, a tiling decision whose product wraps around 64
 // bits, an instruction nobody knows, and text that is not JSON. Every command that reads the
 // database works, says which rows it skipped, and never uses or keeps them.
 TEST_F(ModelCli, PoisonedRowsOfEachKindAreSkippedWithAWarningByEveryCommand) {
@@ -157,8 +157,7 @@ TEST_F(ModelCli, PoisonedRowsOfEachKindAreSkippedWithAWarningByEveryCommand) {
   ASSERT_EQ(std::system(("sqlite3 " + db + " < " + Path("poison.sql")).c_str()), 0);
   ASSERT_EQ(ReadFile(db).empty(), false);
   const std::vector<std::string> skipped = {
-      "trace is nested deeper than 64 levels; skipped",
-      "(SamplePerfectTile): the decision",
+      "trace is nested deeper than 64 levels; skipped", "Tile): the decision",
       "(Teleport): unknown instruction kind; skipped", "trace is not valid JSON; skipped"};
   auto expect_warnings = [&](const std::string& cmd, const Result& r) {
     for (const std::string& w : skipped) {

@@ -36,11 +36,14 @@ inline void RandomStep(Schedule& sch, RandomEngine& rng) {
   int op = static_cast<int>(rng.UniformInt(0, 19));
   switch (op) {
     case 0:
-    case 1: {  // split, perfect or not
+    case 1: {  // split: perfect tiles, guarded tiles, or a guarded split in two
       if (loops.empty()) return;
       LoopRV loop = Pick(rng, loops);
-      if (rng.UniformInt(0, 2) == 0) {
-        auto tiles = sch.SamplePerfectTile(loop, static_cast<int>(rng.UniformInt(2, 4)), 16);
+      int64_t how = rng.UniformInt(0, 3);
+      if (how < 2) {
+        int n = static_cast<int>(rng.UniformInt(2, 4));
+        auto tiles =
+            how == 0 ? sch.SamplePerfectTile(loop, n, 16) : sch.SampleGuardedTile(loop, n, 16);
         std::vector<SplitFactor> f(tiles.begin(), tiles.end());
         sch.Split(loop, f);
       } else {

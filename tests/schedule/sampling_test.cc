@@ -60,6 +60,44 @@ TEST(SamplePerfectTile, RejectsDecisionThatDoesNotTile) {
   });
 }
 
+TEST(SampleGuardedTile, TheOutermostFactorCoversTheExtentWithOnePartialTile) {
+  // 13 is prime: perfect tilings are 1·13 only; guarded ones tile 16, 32 or 64 too.
+  PrimFunc f = ParseFunc(R"(@prim_func
+def f(A: Buffer((13,), float32), B: Buffer((13,), float32)):
+    for i in range(13):
+        with block("B"):
+            vi = axis.spatial(13, i)
+            B[vi] = A[vi] * 2.0
+)");
+  std::set<std::vector<int64_t>> seen;
+  for (uint64_t seed = 0; seed < 300; ++seed) {
+    Schedule sch(f, seed);
+    auto loops = sch.GetLoops(sch.GetBlock("B"));
+    auto tiles = sch.SampleGuardedTile(loops[0], /*n=*/3, /*max_innermost_factor=*/8);
+    int64_t inner = sch.Get(tiles[1]) * sch.Get(tiles[2]);
+    ASSERT_EQ(sch.Get(tiles[0]), (13 + inner - 1) / inner) << "seed " << seed;
+    ASSERT_LE(sch.Get(tiles[2]), 8) << "seed " << seed;
+    seen.insert(sch.trace().insts().back().decision.get<std::vector<int64_t>>());
+  }
+  EXPECT_TRUE(seen.count({13, 1, 1}));  // the perfect tilings stay
+  EXPECT_TRUE(seen.count({2, 1, 8}));   // 16 = 2·8, 3 elements masked
+  EXPECT_TRUE(seen.count({4, 2, 2}));   // 16 = 4·2·2
+}
+
+TEST(SampleGuardedTile, AGivenDecisionKeepsItsInnerFactorsAndRecomputesTheOutermost) {
+  Schedule sch(ParseFunc(kGemm));
+  auto loops = sch.GetLoops(sch.GetBlock("C"));  // extent 16
+  auto tiles = sch.SampleGuardedTile(loops[0], 3, 16, std::vector<int64_t>{99, 3, 2});
+  EXPECT_EQ(sch.Get(tiles[0]), 3);  // ceil(16 / 6)
+  EXPECT_EQ(sch.trace().insts().back().decision, nlohmann::json({3, 3, 2}));
+  ExpectScheduleError(sch, "InvalidDecisionError", "not a guarded 2-way tiling", [&] {
+    sch.SampleGuardedTile(loops[1], 2, 16, std::vector<int64_t>{1, 32});  // innermost over 16
+  });
+  ExpectScheduleError(sch, "InvalidDecisionError", "at most 65536 masked", [&] {
+    sch.SampleGuardedTile(loops[1], 2, 0, std::vector<int64_t>{1, 1 << 20});
+  });
+}
+
 TEST(SampleCategorical, SamplesFollowTheProbabilities) {
   Schedule sch(ParseFunc(kGemm), 5);
   int zeros = 0;

@@ -114,7 +114,7 @@ TEST(GemmSpace, ContainsTheHandWrittenSchedule) {
   size_t next_tile = 0;
   for (size_t i = 0; i < trace.insts().size(); ++i) {
     const std::string& kind = trace.insts()[i].kind->name;
-    if (kind == "SamplePerfectTile") trace = trace.WithDecision(i, tiles.at(next_tile++));
+    if (kind == "SampleGuardedTile") trace = trace.WithDecision(i, tiles.at(next_tile++));
     if (kind == "SampleCategorical") trace = trace.WithDecision(i, 3);
   }
   ASSERT_EQ(next_tile, 3u);

@@ -48,7 +48,7 @@ TEST(MutateTileSize, MovesADivisorBetweenFactorsOfOneTile) {
     ASSERT_TRUE(mutated.has_value());
     ASSERT_EQ(mutated->insts().size(), base.insts().size());
     int changed = 0;
-    for (size_t i : Find(*mutated, "SamplePerfectTile")) {
+    for (size_t i : Find(*mutated, "SampleGuardedTile")) {
       std::vector<int64_t> before = base.insts()[i].decision.get<std::vector<int64_t>>();
       std::vector<int64_t> after = mutated->insts()[i].decision.get<std::vector<int64_t>>();
       if (before == after) continue;

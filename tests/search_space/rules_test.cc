@@ -115,7 +115,7 @@ TEST(MultiLevelTiling, TilesGemmAsSSRSRSWithThreeWriteVariants) {
     EXPECT_EQ(FindBlock(sch.func(), "C")->annotations.count(kAnnTilingStructure), 1u);
     int tiles = 0;
     for (const Instruction& inst : sch.trace().insts()) {
-      if (inst.kind->name != "SamplePerfectTile") continue;
+      if (inst.kind->name != "SampleGuardedTile") continue;
       ++tiles;
       EXPECT_LE(inst.decision.back().get<int64_t>(), TestConfig().max_innermost_factor);
     }

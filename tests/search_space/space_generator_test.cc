@@ -25,7 +25,7 @@ TEST(ReplayAndPostprocess, SamplesTheMissingDecisionsAndRunsThePostprocessors) {
   EXPECT_TRUE(StructuralEqual(a->func(), b->func()));  // the seed decides
   bool postproc = false;
   for (const Instruction& inst : a->trace().insts()) {
-    if (inst.kind->name == "SamplePerfectTile") {
+    if (inst.kind->name == "SampleGuardedTile") {
       EXPECT_FALSE(inst.decision.is_null());
     }
     postproc |= inst.kind->name == "EnterPostproc";
@@ -53,8 +53,8 @@ TEST(ReplayAndPostprocess, RejectsAnInvalidDecision) {
   SpaceGenerator gen = SpaceGenerator::DefaultCpu(TestConfig());
   Trace trace = gen.GenerateDesignSpaces(f, 1)[0].trace();
   for (size_t i = 0; i < trace.insts().size(); ++i) {
-    if (trace.insts()[i].kind->name == "SamplePerfectTile") {
-      trace = trace.WithDecision(i, nlohmann::json::array({3, 1, 1, 5}));  // not 16
+    if (trace.insts()[i].kind->name == "SampleGuardedTile") {
+      trace = trace.WithDecision(i, nlohmann::json::array({1, 1, 1, 4096}));  // innermost > 64
       break;
     }
   }

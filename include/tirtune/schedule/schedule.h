@@ -74,6 +74,10 @@ class Schedule {
   // ---- Sampling (pure). A given decision is reused; otherwise one is sampled and recorded.
   std::vector<ExprRV> SamplePerfectTile(LoopRV loop, int n, int max_innermost_factor,
                                         std::optional<std::vector<int64_t>> decision = {});
+  /// n factors tiling the extent rounded up (see sample_perfect_tile.cc): the outermost is
+  /// ceil(extent / the others), so a Split by them guards one partial tile.
+  std::vector<ExprRV> SampleGuardedTile(LoopRV loop, int n, int max_innermost_factor,
+                                        std::optional<std::vector<int64_t>> decision = {});
   ExprRV SampleCategorical(std::vector<int64_t> candidates, std::vector<double> probs,
                            std::optional<int64_t> decision = {});
 

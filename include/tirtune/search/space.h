@@ -32,6 +32,10 @@ struct CpuSpaceConfig {
   std::vector<int64_t> unroll_max_steps = {0, 16, 64, 512};
   /// MultiLevelTiling's structure. Default "SSRSRS".
   std::string tiling_structure = "SSRSRS";
+  /// MultiLevelTiling samples guarded tiles (SampleGuardedTile: the extent rounded up to a
+  /// multiple of 4..64 is tiled, the partial tile guarded) instead of only exact divisors.
+  /// Default true.
+  bool guarded_tiles = true;
 
   /// num_cores from the target, vector_bytes from its CPU features.
   static CpuSpaceConfig For(const Target& target);

@@ -10,6 +10,11 @@
 
 namespace tirtune {
 
+/// A guarded split may mask at most this many iterations, or the extent where that is larger: a
+/// partial tile ([3, 4] for 10) or more threads than a small loop has ([1, 64] for 1) pass;
+/// [1, 2^40] for 10 would loop 2^40 times to compute 10 elements.
+inline constexpr int64_t kMaxMaskedIterations = 65536;
+
 /// The loop's extent; NotConstantExtentError when it is symbolic.
 int64_t ConstExtentOf(const ForNode* loop, const char* primitive);
 /// NotSerialLoopError unless the loop is serial and carries no thread binding.

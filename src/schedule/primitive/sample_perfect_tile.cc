@@ -2,6 +2,18 @@
 // innermost factor at most `max_innermost_factor` (≤ 0: no limit). The decision is the list of
 // factors. Each prime power of the extent is spread over the n slots by a uniformly drawn
 // composition of its exponent (stars and bars).
+//
+// sample_guarded_tile: the same for extents that do not factor well (1023 = 3·11·31, 197 prime):
+// the factors tile the extent rounded up to a multiple of 1 (a perfect tiling), 4, 8, 16, 32 or
+// 64 (one of the distinct roundings, uniformly), and the outermost factor is then
+// ceil(extent / product of the others), so a split by them guards at most one partial tile per
+// outer iteration (Split's predicate; UnswitchTileGuards gives the full tiles a copy without it).
+// A given decision's outermost factor is recomputed the same way: mutators and transfer change
+// the inner factors only, and the recorded decision holds the recomputed one.
+//
+// Preconditions (both): 1. n ≥ 1; 2. the loop's extent is constant; 3. a decision has n
+// positive factors, the innermost within the limit; 4. (perfect) their product is the extent;
+// (guarded) the iterations the guard masks are at most the extent or 65,536, as for Split.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -68,6 +80,16 @@ std::vector<int64_t> SampleTile(RandomEngine& rng, int64_t extent, int n, int ma
   }
 }
 
+// The extents a guarded tiling may tile: the extent and its distinct roundings up.
+std::vector<int64_t> PaddedExtents(int64_t extent) {
+  std::vector<int64_t> out{extent};
+  for (int64_t m : {4, 8, 16, 32, 64}) {
+    int64_t padded = (extent + m - 1) / m * m;
+    if (std::find(out.begin(), out.end(), padded) == out.end()) out.push_back(padded);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<ExprRV> Schedule::SamplePerfectTile(LoopRV loop_rv, int n, int max_innermost_factor,
@@ -112,6 +134,58 @@ std::vector<ExprRV> Schedule::SamplePerfectTile(LoopRV loop_rv, int n, int max_i
     outputs.push_back(out.back().ref());
   }
   Record("SamplePerfectTile", {loop_rv.ref()},
+         {{"n", n}, {"max_innermost_factor", max_innermost_factor}}, outputs, factors);
+  return out;
+}
+
+std::vector<ExprRV> Schedule::SampleGuardedTile(LoopRV loop_rv, int n, int max_innermost_factor,
+                                                std::optional<std::vector<int64_t>> decision) {
+  const ForNode* loop = Get(loop_rv);
+  if (n < 1) {
+    throw SimpleScheduleError(
+        "InvalidTileCountError",
+        fmt::format("sample_guarded_tile of loop '{}' into {} parts: at least 1",
+                    loop->loop_var->name, n),
+        {loop});
+  }
+  int64_t extent = ConstExtentOf(loop, "sample_guarded_tile");
+  std::vector<int64_t> factors;
+  if (decision.has_value()) {
+    factors = *decision;
+  } else {
+    std::vector<int64_t> padded = PaddedExtents(std::max<int64_t>(extent, 1));
+    int64_t tiled = padded[rng_.UniformInt(0, static_cast<int64_t>(padded.size()))];
+    factors = SampleTile(rng_, tiled, n, max_innermost_factor);
+  }
+  // The outermost factor covers the extent; the inner ones are as given.
+  int64_t inner = 1;
+  bool valid = static_cast<int>(factors.size()) == n;
+  for (size_t k = 1; valid && k < factors.size(); ++k) {
+    valid = factors[k] >= 1 && !__builtin_mul_overflow(inner, factors[k], &inner);
+  }
+  valid = valid && (max_innermost_factor <= 0 || n == 1 || factors.back() <= max_innermost_factor);
+  if (valid) {
+    factors[0] = std::max<int64_t>((extent + inner - 1) / inner, 1);
+    int64_t covered = 0;
+    valid = !__builtin_mul_overflow(factors[0], inner, &covered) &&
+            covered - extent <= std::max<int64_t>(extent, kMaxMaskedIterations);
+  }
+  if (!valid) {
+    throw SimpleScheduleError(
+        "InvalidDecisionError",
+        fmt::format("decision {} is not a guarded {}-way tiling of loop '{}' (extent {}, "
+                    "innermost at most {}, at most {} masked iterations)",
+                    nlohmann::json(factors).dump(), n, loop->loop_var->name, extent,
+                    max_innermost_factor, std::max<int64_t>(extent, kMaxMaskedIterations)),
+        {loop});
+  }
+  std::vector<ExprRV> out;
+  std::vector<RVRef> outputs;
+  for (int64_t f : factors) {
+    out.push_back(NewExprRV(f));
+    outputs.push_back(out.back().ref());
+  }
+  Record("SampleGuardedTile", {loop_rv.ref()},
          {{"n", n}, {"max_innermost_factor", max_innermost_factor}}, outputs, factors);
   return out;
 }

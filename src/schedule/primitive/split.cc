@@ -29,8 +29,6 @@
 namespace tirtune {
 namespace {
 
-constexpr int64_t kMaxMaskedIterations = 65536;
-
 class NonPositiveFactorError : public ScheduleError {
  public:
   NonPositiveFactorError(const ForNode* loop, int64_t factor) : loop_(loop), factor_(factor) {}
