@@ -19,7 +19,7 @@ peak=$(taskset -c "0-$((THREADS - 1))" "$BUILD_DIR/bench/bench_peak_fma" --threa
 echo "peak: $peak"
 bash bench/tune_vs_onednn.sh "${specs[@]}" | python3 -c '
 import json, sys
-peak = json.loads(sys.argv[1])["gflops"]
+peak = json.loads(sys.argv[1])["peak_gflops"]
 for line in sys.stdin:
     row = json.loads(line)
     for side in ("tirtune", "onednn"):

@@ -13,7 +13,9 @@
 //    the hand-written GEMM schedule of bench/common/gemm_tiling.h.
 // When the single consumer is an exact epilogue (a bias add), a further group of variants first
 // folds it into the reduction with fuse_reduction_epilogue (the primitive rejects other
-// epilogues), then tiles and forks as above. A plain GEMM thus gives 3 design spaces.
+// epilogues), then tiles and forks as above. A plain GEMM thus gives 3 design spaces; one whose
+// extents 16 does not divide (1023, 197) 3 more, padded first with pad_einsum to multiples of 16
+// (unless config.guarded_tiles is off).
 //
 // Before:                      After (tiles of i, j: 4 levels; of k: 2), write cache at level 2:
 //   for i, j, k:                 for i0, j0, i1, j1:
@@ -74,6 +76,16 @@ class MultiLevelTiling : public ScheduleRule {
         AddWriteReuse(std::move(*tiled), block, &out);
       }
     }
+    // Step 3. Extents of 16 or more that 16 does not divide (1023, 197): the iteration space
+    // padded to multiples of 16 first (PadEinsum: zero-filled input copies with aligned rows, the
+    // output copied back), then tiled as above.
+    if (guarded_tiles_) {
+      if (std::optional<Schedule> padded = PadToMultiples(sch, block, 16)) {
+        if (std::optional<TiledState> tiled = TileLoopNest(*padded, block)) {
+          AddWriteReuse(std::move(*tiled), block, &out);
+        }
+      }
+    }
     if (out.empty()) out.push_back(sch);
     return out;
   }
@@ -107,6 +119,28 @@ class MultiLevelTiling : public ScheduleRule {
       return std::nullopt;
     }
     return state;
+  }
+
+  // `sch` with the block padded to multiples of `multiple` along its extents of at least
+  // `multiple` that it does not divide; nullopt when there are none or PadEinsum refuses.
+  static std::optional<Schedule> PadToMultiples(const Schedule& sch, BlockRV block,
+                                                int64_t multiple) {
+    std::vector<int64_t> padding;
+    bool any = false;
+    for (const IterVar& iv : sch.Get(block)->block->iter_vars) {
+      const int64_t* extent = AsConstInt(iv.dom.extent);
+      bool pad = extent != nullptr && *extent >= multiple && *extent % multiple != 0;
+      padding.push_back(pad ? multiple : 1);
+      any |= pad;
+    }
+    if (!any) return std::nullopt;
+    Schedule padded = sch.Copy();
+    try {
+      padded.PadEinsum(block, padding);
+    } catch (const ScheduleError&) {
+      return std::nullopt;
+    }
+    return padded;
   }
 
   // Appends the write-reuse variants of a tiled state to `out`.

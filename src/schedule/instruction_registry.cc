@@ -263,6 +263,12 @@ std::vector<RVRef> ApplyCacheRead(Schedule& sch, const std::vector<InstInput>& i
   return {
       sch.CacheRead(InputBlock(in, 0), IntAttr(attrs, "read_index"), AttrScope(attrs)).ref()};
 }
+std::vector<RVRef> ApplyPadEinsum(Schedule& sch, const std::vector<InstInput>& in,
+                                  const json& attrs, const json&) {
+  if (!attrs.contains("padding")) BadInstruction("attribute \"padding\" is missing");
+  sch.PadEinsum(InputBlock(in, 0), IntegerList(attrs["padding"], "attribute \"padding\""));
+  return {};
+}
 std::vector<RVRef> ApplyCacheWrite(Schedule& sch, const std::vector<InstInput>& in,
                                    const json& attrs, const json&) {
   return {sch.CacheWrite(InputBlock(in, 0), IntAttr(attrs, "write_index"), AttrScope(attrs))
@@ -347,6 +353,7 @@ const std::map<std::string, InstructionKind>& Registry() {
     add("GetConsumers",       1,       true,  ApplyGetConsumers);
     add("GetLoops",           1,       true,  ApplyGetLoops);
     add("GetProducers",       1,       true,  ApplyGetProducers);
+    add("PadEinsum", 1, false, ApplyPadEinsum);
     add("Parallel",           1,       false, ApplyParallel);
     add("RFactor",            1,       false, ApplyRFactor);
     add("Reorder",            1,       false, ApplyReorder);

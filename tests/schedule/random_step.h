@@ -33,7 +33,7 @@ inline void RandomStep(Schedule& sch, RandomEngine& rng) {
     return Pick(rng, l);
   };
   StorageScope scopes[] = {StorageScope::kGlobal, StorageScope::kLocal, StorageScope::kShared};
-  int op = static_cast<int>(rng.UniformInt(0, 19));
+  int op = static_cast<int>(rng.UniformInt(0, 20));
   switch (op) {
     case 0:
     case 1: {  // split: perfect tiles, guarded tiles, or a guarded split in two
@@ -129,6 +129,12 @@ inline void RandomStep(Schedule& sch, RandomEngine& rng) {
     case 18:
       if (!loops.empty()) sch.Annotate(Pick(rng, loops), "pragma_auto_unroll_max_step", 16);
       return;
+    case 19: {  // pad every iterator to a multiple of 1 to 8
+      std::vector<int64_t> padding(sch.Get(block)->block->iter_vars.size());
+      for (int64_t& p : padding) p = rng.UniformInt(1, 9);
+      sch.PadEinsum(block, padding);
+      return;
+    }
   }
 }
 

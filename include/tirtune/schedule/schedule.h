@@ -110,6 +110,10 @@ class Schedule {
   /// A block that copies the `read_index`-th read buffer of `block` into a new buffer of `scope`,
   /// which `block` then reads instead. Returns the copy block.
   BlockRV CacheRead(BlockRV block, int read_index, StorageScope scope);
+  /// Pads an einsum-like block's iteration space to multiples of `padding` (one factor per
+  /// iterator): zero-padded input copies `<name>_pad` before it, its output computed into a
+  /// padded buffer copied back after it (pad_einsum.cc).
+  void PadEinsum(BlockRV block, const std::vector<int64_t>& padding);
   /// A block that writes `block`'s `write_index`-th write buffer from a new buffer of `scope`,
   /// which `block` then writes instead. Returns the copy block.
   BlockRV CacheWrite(BlockRV block, int write_index, StorageScope scope);

@@ -42,15 +42,20 @@ Stmt InsertCacheStage(const BlockRealizeNode* scope, size_t pos, Stmt stage, Buf
   TT_ICHECK(pos <= stmts.size(), "cache stage position {} past the {} statements of the scope", pos,
             stmts.size());
   stmts.insert(stmts.begin() + static_cast<std::ptrdiff_t>(pos), std::move(stage));
+  return WithScopeStatements(scope, std::move(stmts), {std::move(buffer)});
+}
+
+}  // namespace
+
+Stmt WithScopeStatements(const BlockRealizeNode* scope, std::vector<Stmt> stmts,
+                         const std::vector<Buffer>& allocations) {
   const BlockNode* b = scope->block.get();
   std::vector<Buffer> allocs = b->alloc_buffers;
-  allocs.push_back(std::move(buffer));
+  allocs.insert(allocs.end(), allocations.begin(), allocations.end());
   Block block = MakeBlock(b->name, b->iter_vars, b->reads, b->writes, MakeSeq(std::move(stmts)),
                           b->init, std::move(allocs), b->annotations);
   return MakeBlockRealize(scope->iter_values, scope->predicate, block);
 }
-
-}  // namespace
 
 const BlockRealizeNode* CacheScopeOf(const ScheduleState& state, const BlockRealizeNode* realize,
                                      const char* primitive) {

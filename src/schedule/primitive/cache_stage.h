@@ -37,6 +37,10 @@ CacheStage MakeCacheStage(const ScheduleState& state, const Buffer& buffer, Stor
 void AddCacheStage(ScheduleState* state, const BlockRealizeNode* realize, Stmt new_realize,
                    size_t pos, const CacheStage& stage);
 
+/// `scope` with `stmts` as its body and `allocations` appended to the buffers it allocates.
+Stmt WithScopeStatements(const BlockRealizeNode* scope, std::vector<Stmt> stmts,
+                         const std::vector<Buffer>& allocations);
+
 /// The statements directly in the body of `scope`: the elements of its sequence, or the body.
 std::vector<Stmt> ScopeStatements(const BlockRealizeNode* scope);
 
