@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "runtime_loops.h"
 #include "tirtune/ir/functor.h"
 #include "tirtune/ir/structural_equal.h"
 #include "tirtune/ir/substitute.h"
@@ -149,21 +150,6 @@ std::vector<const VarNode*> DefinedVars(const Stmt& body) {
     return true;
   });
   return vars;
-}
-
-// A loop that stays a loop in the machine code: serial or parallel, not vectorized or unrolled.
-// An `if` around a body without one would sit in an innermost loop, where LLVM no longer keeps
-// the accumulators in registers.
-bool ContainsRuntimeLoop(const Stmt& s) {
-  bool found = false;
-  PreOrderVisit(s, [&](const Object* node) {
-    if (node->kind() == NodeKind::kFor) {
-      ForKind kind = static_cast<const ForNode*>(node)->for_kind;
-      if (kind == ForKind::kSerial || kind == ForKind::kParallel) found = true;
-    }
-    return !found;
-  });
-  return found;
 }
 
 // Removes `hoisted` from the zeroing condition of every store in a statement.

@@ -27,6 +27,7 @@
 #include <map>
 #include <optional>
 
+#include "runtime_loops.h"
 #include "tirtune/arith/analyzer.h"
 #include "tirtune/ir/functor.h"
 #include "tirtune/ir/structural_equal.h"
@@ -187,18 +188,6 @@ std::vector<Expr> GuardConjuncts(const Stmt& body) {
     return true;
   });
   return conjuncts;
-}
-
-bool ContainsRuntimeLoop(const Stmt& s) {
-  bool found = false;
-  PreOrderVisit(s, [&](const Object* node) {
-    if (node->kind() == NodeKind::kFor) {
-      ForKind kind = static_cast<const ForNode*>(node)->for_kind;
-      if (kind == ForKind::kSerial || kind == ForKind::kParallel) found = true;
-    }
-    return !found;
-  });
-  return found;
 }
 
 // Drops from every `if` condition in a full copy the conjuncts the candidates make true.

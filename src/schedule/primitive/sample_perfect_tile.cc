@@ -93,18 +93,35 @@ std::vector<int64_t> PaddedExtents(int64_t extent) {
   return out;
 }
 
+void CheckTileCount(const ForNode* loop, int n, const char* primitive) {
+  if (n < 1) {
+    throw SimpleScheduleError("InvalidTileCountError",
+                              fmt::format("{} of loop '{}' into {} parts: at least 1", primitive,
+                                          loop->loop_var->name, n),
+                              {loop});
+  }
+}
+
+// The factors as expression variables, recorded as the instruction's decision.
+std::vector<ExprRV> RecordTiles(Schedule& sch, const char* kind, LoopRV loop, int n,
+                                int max_innermost_factor, const std::vector<int64_t>& factors) {
+  std::vector<ExprRV> out;
+  std::vector<RVRef> outputs;
+  for (int64_t f : factors) {
+    out.push_back(sch.NewExprRV(f));
+    outputs.push_back(out.back().ref());
+  }
+  sch.Record(kind, {loop.ref()}, {{"n", n}, {"max_innermost_factor", max_innermost_factor}},
+             outputs, factors);
+  return out;
+}
+
 }  // namespace
 
 std::vector<ExprRV> Schedule::SamplePerfectTile(LoopRV loop_rv, int n, int max_innermost_factor,
                                                 std::optional<std::vector<int64_t>> decision) {
   const ForNode* loop = Get(loop_rv);
-  if (n < 1) {
-    throw SimpleScheduleError(
-        "InvalidTileCountError",
-        fmt::format("sample_perfect_tile of loop '{}' into {} parts: at least 1",
-                    loop->loop_var->name, n),
-        {loop});
-  }
+  CheckTileCount(loop, n, "sample_perfect_tile");
   int64_t extent = ConstExtentOf(loop, "sample_perfect_tile");
   std::vector<int64_t> factors;
   if (decision.has_value()) {
@@ -130,27 +147,13 @@ std::vector<ExprRV> Schedule::SamplePerfectTile(LoopRV loop_rv, int n, int max_i
   } else {
     factors = SampleTile(rng_, extent, n, max_innermost_factor);
   }
-  std::vector<ExprRV> out;
-  std::vector<RVRef> outputs;
-  for (int64_t f : factors) {
-    out.push_back(NewExprRV(f));
-    outputs.push_back(out.back().ref());
-  }
-  Record("SamplePerfectTile", {loop_rv.ref()},
-         {{"n", n}, {"max_innermost_factor", max_innermost_factor}}, outputs, factors);
-  return out;
+  return RecordTiles(*this, "SamplePerfectTile", loop_rv, n, max_innermost_factor, factors);
 }
 
 std::vector<ExprRV> Schedule::SampleGuardedTile(LoopRV loop_rv, int n, int max_innermost_factor,
                                                 std::optional<std::vector<int64_t>> decision) {
   const ForNode* loop = Get(loop_rv);
-  if (n < 1) {
-    throw SimpleScheduleError(
-        "InvalidTileCountError",
-        fmt::format("sample_guarded_tile of loop '{}' into {} parts: at least 1",
-                    loop->loop_var->name, n),
-        {loop});
-  }
+  CheckTileCount(loop, n, "sample_guarded_tile");
   int64_t extent = ConstExtentOf(loop, "sample_guarded_tile");
   std::vector<int64_t> factors;
   if (decision.has_value()) {
@@ -182,15 +185,7 @@ std::vector<ExprRV> Schedule::SampleGuardedTile(LoopRV loop_rv, int n, int max_i
                     max_innermost_factor, std::max<int64_t>(extent, kMaxMaskedIterations)),
         {loop});
   }
-  std::vector<ExprRV> out;
-  std::vector<RVRef> outputs;
-  for (int64_t f : factors) {
-    out.push_back(NewExprRV(f));
-    outputs.push_back(out.back().ref());
-  }
-  Record("SampleGuardedTile", {loop_rv.ref()},
-         {{"n", n}, {"max_innermost_factor", max_innermost_factor}}, outputs, factors);
-  return out;
+  return RecordTiles(*this, "SampleGuardedTile", loop_rv, n, max_innermost_factor, factors);
 }
 
 }  // namespace tirtune
