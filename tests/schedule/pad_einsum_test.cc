@@ -82,6 +82,23 @@ def f(A: Buffer((10,), float32), B: Buffer((9,), float32)):
                         [&] { sch.PadEinsum(b, {4}); });
   }
   {
+    // An update in place reads the output's values, which a padded copy would not have.
+    Schedule sch(ParseFunc(R"(@prim_func
+def f(A: Buffer((9,), float32), B: Buffer((9,), float32)):
+    with block("root"):
+        reads()
+        writes()
+        for i in range(9):
+            with block("B"):
+                vi = axis.spatial(9, i)
+                reads(A[vi], B[vi])
+                writes(B[vi])
+                B[vi] = B[vi] + A[vi]
+)"));
+    BlockRV b = sch.GetBlock("B");
+    ExpectScheduleError(sch, "PadEinsumError", "without an init", [&] { sch.PadEinsum(b, {4}); });
+  }
+  {
     // A max reduction: its padding would not be neutral.
     Schedule sch(ParseFunc(R"(@prim_func
 def f(A: Buffer((9,), float32), B: Buffer((1,), float32)):

@@ -12,7 +12,8 @@
 //  2. one factor per iterator, each positive;
 //  3. every index of every buffer access in the block (body and init) is an iterator alone or an
 //     expression without iterators, and every access of one buffer uses the same indices;
-//  4. the block writes one buffer, of a float type, which no other block of the scope accesses;
+//  4. the block writes one buffer, of a float type, which no other block of the scope accesses,
+//     and reads it only as a reduction with an init (the padded output starts uninitialized);
 //  5. when a reduction iterator is padded: the body is `C[..] = C[..] + term`, and `term` is a
 //     product (casts allowed) with a factor that loads, at that iterator, a padded input.
 //
@@ -234,6 +235,13 @@ void Schedule::PadEinsum(BlockRV block_rv, const std::vector<int64_t>& padding) 
   if (!output->dtype.is_float()) {
     Reject(realize,
            fmt::format("its output '{}' is {}, not a float", output->name, output->dtype.str()));
+  }
+  bool reads_output = std::any_of(block->reads.begin(), block->reads.end(),
+                                  [&](const BufferRegion& r) { return r.buffer.same_as(output); });
+  if (reads_output && !block->init.defined()) {
+    Reject(realize, fmt::format("it reads its output '{}' without an init; a padded copy of the "
+                                "output would start without its values",
+                                output->name));
   }
   const BlockRealizeNode* scope = state_.ScopeBlock(realize);
   for (const BlockRealizeNode* other : state_.ChildBlocks(scope)) {
