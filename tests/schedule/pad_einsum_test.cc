@@ -10,6 +10,13 @@ namespace {
 
 using namespace tirtune::testing;
 
+// PadEinsum of block "B" of `text` by 4 fails with a PadEinsumError saying `message`.
+void ExpectPaddingBRefused(const char* text, const std::string& message) {
+  Schedule sch(ParseFunc(text));
+  BlockRV b = sch.GetBlock("B");
+  ExpectScheduleError(sch, "PadEinsumError", message, [&] { sch.PadEinsum(b, {4}); });
+}
+
 TEST(PadEinsum, PadsTheGemmAndItsInputsAndCopiesTheOutputBack) {
   PrimFunc f = MakeWorkload("gemm:13,10,9").func;
   Schedule sch(f);
@@ -63,9 +70,8 @@ TEST(PadEinsum, EachPreconditionHasItsError) {
       sch.PadEinsum(c, {4, 4, 4});
     });
   }
-  {
-    // A shifted index is not an iterator alone.
-    Schedule sch(ParseFunc(R"(@prim_func
+  // A shifted index is not an iterator alone.
+  ExpectPaddingBRefused(R"(@prim_func
 def f(A: Buffer((10,), float32), B: Buffer((9,), float32)):
     with block("root"):
         reads()
@@ -76,14 +82,10 @@ def f(A: Buffer((10,), float32), B: Buffer((9,), float32)):
                 reads(A[vi + 1])
                 writes(B[vi])
                 B[vi] = A[vi + 1] * 2.0
-)"));
-    BlockRV b = sch.GetBlock("B");
-    ExpectScheduleError(sch, "PadEinsumError", "not by an iterator alone",
-                        [&] { sch.PadEinsum(b, {4}); });
-  }
-  {
-    // An update in place reads the output's values, which a padded copy would not have.
-    Schedule sch(ParseFunc(R"(@prim_func
+)",
+                        "not by an iterator alone");
+  // An update in place reads the output's values, which a padded copy would not have.
+  ExpectPaddingBRefused(R"(@prim_func
 def f(A: Buffer((9,), float32), B: Buffer((9,), float32)):
     with block("root"):
         reads()
@@ -94,13 +96,10 @@ def f(A: Buffer((9,), float32), B: Buffer((9,), float32)):
                 reads(A[vi], B[vi])
                 writes(B[vi])
                 B[vi] = B[vi] + A[vi]
-)"));
-    BlockRV b = sch.GetBlock("B");
-    ExpectScheduleError(sch, "PadEinsumError", "without an init", [&] { sch.PadEinsum(b, {4}); });
-  }
-  {
-    // A max reduction: its padding would not be neutral.
-    Schedule sch(ParseFunc(R"(@prim_func
+)",
+                        "without an init");
+  // A max reduction: its padding would not be neutral.
+  ExpectPaddingBRefused(R"(@prim_func
 def f(A: Buffer((9,), float32), B: Buffer((1,), float32)):
     with block("root"):
         reads()
@@ -113,11 +112,8 @@ def f(A: Buffer((9,), float32), B: Buffer((1,), float32)):
                 with init():
                     B[0] = -3.0e38
                 B[0] = max(B[0], A[vk])
-)"));
-    BlockRV b = sch.GetBlock("B");
-    ExpectScheduleError(sch, "PadEinsumError", "padding reduction iterator 'vk'",
-                        [&] { sch.PadEinsum(b, {4}); });
-  }
+)",
+                        "padding reduction iterator 'vk'");
 }
 
 }  // namespace

@@ -629,9 +629,7 @@ void ConvertSoftmax(ImportContext& ctx) {
   ctx.RequireFloat(0);
   const std::vector<int64_t>& shape = ctx.Input(0).shape;
   int rank = static_cast<int>(shape.size());
-  int64_t axis = ctx.AttrInt("axis", ctx.opset() < 13 ? 1 : -1);
-  if (axis < -rank || axis >= rank) ctx.Fail("axis {} out of range for rank {}", axis, rank);
-  if (axis < 0) axis += rank;
+  int64_t axis = ctx.NormalizeAxis(ctx.AttrInt("axis", ctx.opset() < 13 ? 1 : -1), rank);
   ValueId x = ctx.Plain(0);
   // LogSoftmax: the log of the softmax (which subtracts the maximum first, so only differences
   // beyond float's exponent range, about 87, would underflow).
@@ -663,9 +661,7 @@ void ConvertLayerNormalization(ImportContext& ctx) {
   ctx.RequireFloat(0);
   const std::vector<int64_t>& shape = ctx.Input(0).shape;
   int rank = static_cast<int>(shape.size());
-  int64_t axis = ctx.AttrInt("axis", -1);
-  if (axis < -rank || axis >= rank) ctx.Fail("axis {} out of range for rank {}", axis, rank);
-  if (axis < 0) axis += rank;
+  int64_t axis = ctx.NormalizeAxis(ctx.AttrInt("axis", -1), rank);
   double epsilon = ctx.AttrFloat("epsilon", 1e-5f);
   int64_t inner = NumElements({shape.begin() + axis, shape.end()});
   int64_t outer = NumElements({shape.begin(), shape.begin() + axis});
@@ -928,9 +924,7 @@ void ConvertTopK(ImportContext& ctx) {
   ctx.RequireFloat(0);
   const std::vector<int64_t>& shape = ctx.Input(0).shape;
   int rank = static_cast<int>(shape.size());
-  int64_t axis = ctx.AttrInt("axis", -1);
-  if (axis < -rank || axis >= rank) ctx.Fail("axis {} out of range for rank {}", axis, rank);
-  if (axis < 0) axis += rank;
+  int64_t axis = ctx.NormalizeAxis(ctx.AttrInt("axis", -1), rank);
   int64_t k = ctx.opset() < 10 ? ctx.AttrInt("k", 0)
                                : HostInts(ctx.HostInput(1, "k")).at(0);
   if (k < 1 || k > shape[axis]) ctx.Fail("k = {} for an axis of {}", k, shape[axis]);

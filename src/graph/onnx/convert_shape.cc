@@ -11,11 +11,6 @@
 namespace tirtune::graph::onnx_import {
 namespace {
 
-int NormalizeAxis(ImportContext& ctx, int64_t axis, int rank) {
-  if (axis < -rank || axis >= rank) ctx.Fail("axis {} is out of range for rank {}", axis, rank);
-  return static_cast<int>(axis < 0 ? axis + rank : axis);
-}
-
 // Output 0 = input 0 under `shape` (same elements).
 void Reshaped(ImportContext& ctx, const std::vector<int64_t>& shape) {
   const ImportedValue& x = ctx.Input(0);
@@ -116,7 +111,7 @@ void ConvertTranspose(ImportContext& ctx) {
 void ConvertGather(ImportContext& ctx) {
   const ImportedValue& data = ctx.Input(0);
   const ImportedValue& indices = ctx.Input(1);
-  int axis = NormalizeAxis(ctx, ctx.AttrInt("axis", 0), static_cast<int>(data.shape.size()));
+  int axis = ctx.NormalizeAxis(ctx.AttrInt("axis", 0), static_cast<int>(data.shape.size()));
   if (indices.dtype != DataType::Int(64)) ctx.Fail("indices must be integers");
   if (data.is_host() && indices.is_host()) {
     NDArray out = HostGather(data.host, indices.host, axis);
@@ -146,7 +141,7 @@ void ConvertGather(ImportContext& ctx) {
 
 void ConvertConcat(ImportContext& ctx) {
   int rank = static_cast<int>(ctx.Input(0).shape.size());
-  int axis = NormalizeAxis(ctx, ctx.AttrInt("axis", 0), rank);
+  int axis = ctx.NormalizeAxis(ctx.AttrInt("axis", 0), rank);
   bool all_host = true, all_channels_last = rank >= 3;
   for (int i = 0; i < ctx.NumInputs(); ++i) {
     const ImportedValue& v = ctx.Input(i);
@@ -201,7 +196,7 @@ void ConvertSlice(ImportContext& ctx) {
   }
   Ints begin(rank, 0), end = x.shape, stride(rank, 1), out_shape = x.shape;
   for (size_t i = 0; i < starts.size(); ++i) {
-    int d = NormalizeAxis(ctx, axes[i], rank);
+    int d = ctx.NormalizeAxis(axes[i], rank);
     int64_t dim = x.shape[d], s = starts[i], e = ends[i], step = steps[i];
     if (step == 0) ctx.Fail("step 0");
     if (s < 0) s += dim;
@@ -238,7 +233,7 @@ void ConvertSqueeze(ImportContext& ctx) {
   std::vector<bool> drop(rank, false);
   std::vector<int64_t> axes = AxesOf(ctx);
   for (int64_t a : axes) {
-    int d = NormalizeAxis(ctx, a, rank);
+    int d = ctx.NormalizeAxis(a, rank);
     if (in[d] != 1) ctx.Fail("axis {} has extent {}, not 1", a, in[d]);
     drop[d] = true;
   }
@@ -255,7 +250,7 @@ void ConvertUnsqueeze(ImportContext& ctx) {
   int rank = static_cast<int>(in.size() + axes.size());
   std::vector<bool> inserted(rank, false);
   for (int64_t a : axes) {
-    int d = NormalizeAxis(ctx, a, rank);
+    int d = ctx.NormalizeAxis(a, rank);
     if (inserted[d]) ctx.Fail("axis {} is given twice", a);
     inserted[d] = true;
   }
@@ -427,9 +422,7 @@ void ConvertTile(ImportContext& ctx) {
 void ConvertSplit(ImportContext& ctx) {
   const ImportedValue& x = ctx.Input(0);
   int rank = static_cast<int>(x.shape.size());
-  int64_t axis = ctx.AttrInt("axis", 0);
-  if (axis < -rank || axis >= rank) ctx.Fail("axis {} out of range for rank {}", axis, rank);
-  if (axis < 0) axis += rank;
+  int64_t axis = ctx.NormalizeAxis(ctx.AttrInt("axis", 0), rank);
   int64_t extent = x.shape[axis];
   int outputs = ctx.node().output_size();
   std::vector<int64_t> sizes =
@@ -810,9 +803,7 @@ void ConvertScatterElements(ImportContext& ctx) {
   const NDArray& indices = ctx.HostInput(1, "indices");
   const std::vector<int64_t>& ushape = ctx.Input(2).shape;
   int rank = static_cast<int>(shape.size());
-  int64_t axis = ctx.AttrInt("axis", 0);
-  if (axis < -rank || axis >= rank) ctx.Fail("axis {} out of range for rank {}", axis, rank);
-  if (axis < 0) axis += rank;
+  int64_t axis = ctx.NormalizeAxis(ctx.AttrInt("axis", 0), rank);
   if (indices.shape() != ushape || static_cast<int>(ushape.size()) != rank) {
     ctx.Fail("indices {} and updates {} must have one shape, of data's rank",
              ShapeString(indices.shape()), ShapeString(ushape));

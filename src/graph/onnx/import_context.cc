@@ -103,6 +103,11 @@ void ImportContext::RequireFloat(int i) const {
   }
 }
 
+int ImportContext::NormalizeAxis(int64_t axis, int rank) const {
+  if (axis < -rank || axis >= rank) Fail("axis {} is out of range for rank {}", axis, rank);
+  return static_cast<int>(axis < 0 ? axis + rank : axis);
+}
+
 double ImportContext::HostScalar(int i, const char* what) const {
   const NDArray& v = HostInput(i, what);
   if (v.size() != 1) Fail("input {} ({}) must hold one element, it has {}", i, what, v.size());

@@ -80,6 +80,8 @@ class ImportContext {
   ValueId ChannelsLast(int i);
   /// Fails unless input i is float32.
   void RequireFloat(int i) const;
+  /// `axis` (negative counts from the end) as a position in [0, rank); fails when out of range.
+  int NormalizeAxis(int64_t axis, int rank) const;
   /// The one element of input i (known at import time) as a double.
   double HostScalar(int i, const char* what) const;
   /// Fails when a tensor of `shape` computed at import time would be empty-shaped wrongly
