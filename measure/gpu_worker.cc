@@ -3,15 +3,18 @@
 // fills the parameters exactly as the CPU path does (FillRandom(seed + i)), runs the launches once
 // and verifies every parameter against the expected outputs with the CPU's tolerances; only a
 // verified kernel is timed: each sample is one run of all launches between CUDA events after an
-// L2 flush, at least `repeat` samples and more until `min_repeat_ms` of them (at most 100). A
-// driver error poisons the context for good: the reply says so (RunReply::restart) and the
-// worker exits after sending it, so that RunnerPool starts a fresh one.
+// L2 flush, at least `repeat` samples and more until `min_repeat_ms` of them (at most 100).
+// Kernels run with the device's lock held (device_lock.h), so that tuners side by side on one
+// host never time a kernel while another's runs. A driver error poisons the context for good:
+// the reply says so (RunReply::restart) and the worker exits after sending it, so that
+// RunnerPool starts a fresh one.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <memory>
 
 #include "tirtune/interp/interpreter.h"
+#include "tirtune/measure/device_lock.h"
 #include "tirtune/measure/gpu_program.h"
 #include "tirtune/measure/runner_worker.h"
 #include "tirtune/runtime/cuda_driver.h"
@@ -26,6 +29,7 @@ struct GpuWorkerState {
   std::unique_ptr<cuda::Context> context;
   cuda::DeviceBuffer flush;
   int flushes = 0;
+  std::string lock_path;
   bool poisoned = false;
 };
 
@@ -49,7 +53,10 @@ RunReply HandleGpuRunRequest(const RunRequest& request) {
     return FailureReply(ReplyKind::kRuntimeError, e.what());
   }
   try {
-    if (!s.context) s.context = std::make_unique<cuda::Context>(s.device);
+    if (!s.context) {
+      s.context = std::make_unique<cuda::Context>(s.device);
+      s.lock_path = DeviceLockPath(s.context->info().PciLocation());
+    }
   } catch (const std::exception& e) {
     return FailureReply(ReplyKind::kRuntimeError,
                    std::string("no GPU to measure on: ") + e.what());
@@ -108,7 +115,11 @@ RunReply HandleGpuRunRequest(const RunRequest& request) {
 
     // Step 2. Run once, read every parameter back and verify; a wrong kernel is never timed.
     launched = true;
-    double first = ctx.TimeMs(flush, run_all) / 1e3;
+    double first = 0;
+    {
+      DeviceLock lock(s.lock_path);
+      first = ctx.TimeMs(flush, run_all) / 1e3;
+    }
     for (size_t i = 0; i < args.size(); ++i) {
       ctx.CopyToHost(args[i].raw(), buffers[i], static_cast<size_t>(args[i].nbytes()));
     }
@@ -117,6 +128,7 @@ RunReply HandleGpuRunRequest(const RunRequest& request) {
       return *early;
     }
     // Step 3. Time it.
+    DeviceLock lock(s.lock_path);
     for (int w = 1; w < request.timer.warmup; ++w) ctx.TimeMs(flush, run_all);
     std::vector<double> samples;
     double total = 0;

@@ -4,7 +4,7 @@
 # NVRTC, verified against the host CPU's reference and timed on the GPU by tirtune-runner
 # workers), then time the best kernel of each task the way the final numbers are timed (L2
 # flushed before every sample) and the vendor libraries on the same shapes (vs_cublas.py).
-# Each task's tuning stops after TUNE_SECONDS (SIGINT: the batch in flight is committed) or its
+# Each task's tuning stops after TUNE_SECONDS (SIGTERM: the batch in flight is committed) or its
 # trials. Results under $OUT (or /tmp/tirtune-gpu-tune): a database, logs, JSON.
 # RECORDS="WORKLOAD=TRACE ...": each schedule is first measured (`time --record`) into the
 # database, so that a task with no records of its own starts from it, its tilings fitted
@@ -12,6 +12,9 @@
 # DB_FROM=FILE.db.xz starts from an earlier run's database (with TUNE_ARGS=--resume its trials
 # count against TRIALS), e.g. docs/results/gpu-2026-11-26-h200/run19-transfer-4096/gpu_tune.db.xz
 # (GEMM 4096^3 after 512 trials, 1024^3 and 2048^3 records).
+# PARALLEL=1 tunes every task at once, one process each (on a host with many cores: the builds
+# and searches overlap, and the GPU workers take turns through the device lock), then times the
+# bests one after the other.
 # Usage: bench/gpu/tune_on_gpu.sh [BUNDLE.tar.xz] [TASK ...]   (TASK: WORKLOAD:TRIALS)
 set -u
 bundle=${1:-build/tirtune-gpu-host.tar.xz}
@@ -34,17 +37,15 @@ for record in ${RECORDS:-}; do
   "$T" time --target "$cuda" --workload "${record%%=*}" --trace "${record#*=}" \
     --record "$results/gpu_tune.db" || status=1
 done
-for task in "${tasks[@]}"; do
-  workload=${task%:*}
-  trials=${task##*:}
-  name=$(echo "$workload" | tr ':,' '__')
-  echo "\$ tirtune tune --target '$cuda' --workload $workload --trials $trials (at most ${seconds} s)"
-  timeout -s INT -k 90 "$seconds" "$T" --json tune --target "$cuda" --workload "$workload" \
-    --trials "$trials" --db "$results/gpu_tune.db" --log "$results/tune_$name.log" \
-    ${TUNE_ARGS:-} \
-    > "$results/tune_$name.json" || status=1
-  tail -5 "$results/tune_$name.log"
-  python3 - "$results/tune_$name.json" "$results/best_$name.json" <<'PY' || status=1
+tune() {  # WORKLOAD TRIALS NAME
+  echo "\$ tirtune tune --target '$cuda' --workload $1 --trials $2 (at most ${seconds} s)"
+  timeout -s TERM -k 90 "$seconds" "$T" --json tune --target "$cuda" --workload "$1" \
+    --trials "$2" --db "$results/gpu_tune.db" --log "$results/tune_$3.log" ${TUNE_ARGS:-} \
+    > "$results/tune_$3.json"
+}
+report() {  # WORKLOAD NAME: the run's summary, then its best kernel timed alone
+  tail -5 "$results/tune_$2.log"
+  python3 - "$results/tune_$2.json" "$results/best_$2.json" <<'PY' || return 1
 import json, sys
 run = json.load(open(sys.argv[1]))
 task = run["tasks"][0]
@@ -52,11 +53,27 @@ print(f"{task['task']}: {task['trials']} trials, statuses {task['statuses']}, "
       f"stopped: {task['stopped']}, best {task.get('best_gflops', 0):.1f} GFLOP/s in tuning")
 json.dump(task["best_trace"], open(sys.argv[2], "w"))
 PY
-  echo "\$ tirtune time --target '$cuda' --workload $workload --trace best_$name.json"
-  "$T" --json time --target "$cuda" --workload "$workload" --trace "$results/best_$name.json" \
-    > "$results/time_$name.json" || status=1
+  echo "\$ tirtune time --target '$cuda' --workload $1 --trace best_$2.json"
+  "$T" --json time --target "$cuda" --workload "$1" --trace "$results/best_$2.json" \
+    > "$results/time_$2.json" || return 1
   python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(f\"{r['function']}: {r['median_seconds']*1e3:.4f} ms, {r['gflops']:.1f} GFLOP/s, kernels {r['kernels']}\")" \
-    "$results/time_$name.json" || status=1
-done
+    "$results/time_$2.json"
+}
+name() { echo "${1%:*}" | tr ':,' '__'; }
+if [ "${PARALLEL:-0}" = 1 ]; then
+  # Every task's tuning at once (the GPU workers take turns through the device lock), then
+  # each best timed.
+  pids=()
+  for task in "${tasks[@]}"; do
+    tune "${task%:*}" "${task##*:}" "$(name "$task")" & pids+=($!)
+  done
+  for pid in "${pids[@]}"; do wait "$pid" || status=1; done
+  for task in "${tasks[@]}"; do report "${task%:*}" "$(name "$task")" || status=1; done
+else
+  for task in "${tasks[@]}"; do
+    tune "${task%:*}" "${task##*:}" "$(name "$task")" || status=1
+    report "${task%:*}" "$(name "$task")" || status=1
+  done
+fi
 rm -rf "$t"
 exit $status

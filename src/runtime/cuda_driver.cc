@@ -26,6 +26,9 @@ constexpr int kAttrL2Size = 38;
 constexpr int kAttrCcMajor = 75;
 constexpr int kAttrCcMinor = 76;
 constexpr int kAttrMaxSharedOptin = 97;
+constexpr int kAttrPciBusId = 33;
+constexpr int kAttrPciDeviceId = 34;
+constexpr int kAttrPciDomainId = 50;
 constexpr int kFuncSharedBytes = 1;
 constexpr int kFuncLocalBytes = 3;
 constexpr int kFuncNumRegs = 4;
@@ -176,6 +179,10 @@ bool CudaDriverAvailable(std::string* why) {
 
 std::string DeviceInfo::Arch() const { return fmt::format("sm_{}{}", cc_major, cc_minor); }
 
+std::string DeviceInfo::PciLocation() const {
+  return fmt::format("{:04x}:{:02x}:{:02x}", pci_domain, pci_bus, pci_device);
+}
+
 Kernel Module::Function(const std::string& name) const {
   const DriverApi& a = Api();
   Kernel k;
@@ -214,6 +221,9 @@ DeviceInfo QueryDevice(int ordinal) {
   info.memory_bus_bits = Attribute(a, kAttrMemoryBusWidth, device);
   info.l2_bytes = Attribute(a, kAttrL2Size, device);
   info.max_shared_optin_bytes = Attribute(a, kAttrMaxSharedOptin, device);
+  info.pci_domain = Attribute(a, kAttrPciDomainId, device);
+  info.pci_bus = Attribute(a, kAttrPciBusId, device);
+  info.pci_device = Attribute(a, kAttrPciDeviceId, device);
   size_t memory = 0;
   Check(a.cuDeviceTotalMem(&memory, device), "cuDeviceTotalMem");
   info.memory_bytes = static_cast<int64_t>(memory);

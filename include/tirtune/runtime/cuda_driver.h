@@ -51,9 +51,15 @@ struct DeviceInfo {
   int64_t max_shared_optin_bytes = 0;
   /// The driver's CUDA version, e.g. 13000.
   int driver_version = 0;
+  /// Where the device sits on the PCI bus: the same GPU whatever CUDA_VISIBLE_DEVICES says.
+  int pci_domain = 0;
+  int pci_bus = 0;
+  int pci_device = 0;
 
   /// "sm_90" for compute capability 9.0.
   std::string Arch() const;
+  /// "0000:1b:00": domain, bus and device of the PCI location.
+  std::string PciLocation() const;
 };
 
 /// What device `ordinal` is, read without making a context (cheap: no GPU memory is taken).
