@@ -16,6 +16,7 @@ PACKAGES=(
   redis-server libhiredis-dev libsodium-dev  # device pools: the broker (tests start their own)
   postgresql libpq-dev                       # the shared database (tests start their own)
   python3-onnx python3-numpy python3-venv  # scripts/gen_demo_model.py; bench's virtualenv
+  python3-torch python3-torchvision        # scripts/torchvision_check.py (a CI subset), model exports
 )
 # Optional: headless Chromium for scripts/check_report.sh (rendering an HTML report); nothing
 # builds or tests with it.

@@ -80,6 +80,12 @@ class OnnxModelBuilder {
     a->set_type(onnx::AttributeProto::INT);
     a->set_i(v);
   }
+  static void SetString(onnx::NodeProto* n, const std::string& name, const std::string& v) {
+    onnx::AttributeProto* a = n->add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::STRING);
+    a->set_s(v);
+  }
 
   onnx::GraphProto* graph() { return model_.mutable_graph(); }
   onnx::ModelProto& model() { return model_; }

@@ -2,6 +2,7 @@
 // operator is applied in whichever layout the input already has, so a chain of convolutions,
 // batch norms, additions and activations stays channel-last without transposes.
 #include <cmath>
+#include <map>
 
 #include "converters.h"
 
@@ -58,13 +59,6 @@ void EmitUnary(ImportContext& ctx, const std::string& op, Attrs attrs = {}) {
   }
 }
 
-// A float32 constant of shape [1] (broadcasts against anything).
-NDArray Scalar(double value) {
-  NDArray a = NDArray::Empty({1}, DataType::Float(32));
-  a.SetDouble(0, value);
-  return a;
-}
-
 }  // namespace
 
 void ConvertUnary(ImportContext& ctx) {
@@ -75,7 +69,8 @@ void ConvertUnary(ImportContext& ctx) {
   const std::string& op = ops.at(ctx.node().op_type());
   const ImportedValue& x = ctx.Input(0);
   if (x.is_host() && x.dtype == DataType::Int(64) && op == "negative") {
-    ctx.SetHost(0, HostBinary(Scalar(0), x.host, x.dtype, [](double, double v) { return -v; }));
+    ctx.SetHost(0,
+                HostBinary(FloatScalar(0), x.host, x.dtype, [](double, double v) { return -v; }));
     return;
   }
   EmitUnary(ctx, op);
@@ -134,7 +129,7 @@ void ConvertVariadic(ImportContext& ctx) {
   const char* op = type == "Max" ? "maximum" : type == "Min" ? "minimum" : "add";
   ValueId y = ctx.Plain(0);
   for (int i = 1; i < n; ++i) y = ctx.Emit(op, {y, ctx.Plain(i)});
-  if (type == "Mean") y = ctx.Emit("divide", {y, ctx.Constant(Scalar(n))});
+  if (type == "Mean") y = ctx.Emit("divide", {y, ctx.ScalarConstant(n)});
   ctx.SetPlain(0, y);
 }
 
@@ -142,7 +137,7 @@ void ConvertVariadic(ImportContext& ctx) {
 void ConvertPRelu(ImportContext& ctx) {
   ctx.RequireFloat(0);
   ctx.RequireFloat(1);
-  ValueId x = ctx.Plain(0), zero = ctx.Constant(Scalar(0.0));
+  ValueId x = ctx.Plain(0), zero = ctx.ScalarConstant(0.0);
   ValueId negative = ctx.Emit("multiply", {ctx.Plain(1), ctx.Emit("minimum", {x, zero})});
   ctx.SetPlain(0, ctx.Emit("add", {ctx.Emit("maximum", {x, zero}), negative}));
 }
@@ -167,7 +162,7 @@ void ConvertMod(ImportContext& ctx) {
 
 void ConvertReciprocal(ImportContext& ctx) {
   ctx.RequireFloat(0);
-  ValueId one = ctx.Constant(Scalar(1.0));
+  ValueId one = ctx.ScalarConstant(1.0);
   if (IsChannelsLastOnly(ctx.Input(0))) {
     ctx.SetChannelsLast(0, ctx.Emit("divide", {one, ctx.ChannelsLast(0)}));
   } else {
@@ -228,8 +223,8 @@ void ConvertPow(ImportContext& ctx) {
     if (e == 2.0) out = ctx.Emit("multiply", {base, base});
     if (e == 3.0) out = ctx.Emit("multiply", {ctx.Emit("multiply", {base, base}), base});
     if (e == 0.5) out = ctx.Emit("sqrt", {base});
-    if (e == -1.0) out = ctx.Emit("divide", {ctx.Constant(Scalar(1.0)), base});
-    if (out < 0) out = ctx.Emit("power", {base, ctx.Constant(Scalar(e))});
+    if (e == -1.0) out = ctx.Emit("divide", {ctx.ScalarConstant(1.0), base});
+    if (out < 0) out = ctx.Emit("power", {base, ctx.ScalarConstant(e)});
     channels_last ? ctx.SetChannelsLast(0, out) : ctx.SetPlain(0, out);
     return;
   }
@@ -243,7 +238,7 @@ void ConvertPow(ImportContext& ctx) {
 }
 
 void ConvertClip(ImportContext& ctx) {
-  double lo = -3.4028234663852886e38, hi = 3.4028234663852886e38;
+  double lo = -kLargestFloat32, hi = kLargestFloat32;
   bool dynamic_bounds = ctx.opset() >= 11 && ((ctx.HasInput(1) && !ctx.Input(1).is_host()) ||
                                               (ctx.HasInput(2) && !ctx.Input(2).is_host()));
   if (dynamic_bounds) {  // bounds computed by the graph: maximum, then minimum
@@ -263,25 +258,46 @@ void ConvertClip(ImportContext& ctx) {
   }
   const ImportedValue& x = ctx.Input(0);
   if (x.is_host()) {
-    NDArray out =
-        HostBinary(x.host, Scalar(lo), x.dtype, [](double v, double l) { return std::max(v, l); });
-    ctx.SetHost(
-        0, HostBinary(out, Scalar(hi), x.dtype, [](double v, double h) { return std::min(v, h); }));
+    NDArray out = HostBinary(x.host, FloatScalar(lo), x.dtype,
+                             [](double v, double l) { return std::max(v, l); });
+    ctx.SetHost(0, HostBinary(out, FloatScalar(hi), x.dtype,
+                              [](double v, double h) { return std::min(v, h); }));
     return;
   }
   EmitUnary(ctx, "clip", {{"min", lo}, {"max", hi}});
 }
 
-void ConvertEqual(ImportContext& ctx) {
-  const ImportedValue& a = ctx.Input(0);
-  const ImportedValue& b = ctx.Input(1);
-  if (!a.is_host() || !b.is_host()) {
-    ctx.Fail(
-        "Equal of tensors computed by the graph is not supported (the graph holds no "
-        "booleans); only Equal at import time (shape and mask computations) is");
+// Equal, Less, Greater, LessOrEqual, GreaterOrEqual, And, Or, Xor and Not: booleans, which the
+// graph does not hold, so only at import time (shape and mask computations).
+void ConvertCompare(ImportContext& ctx) {
+  const std::string& type = ctx.node().op_type();
+  bool unary = type == "Not";
+  for (int i = 0; i < (unary ? 1 : 2); ++i) {
+    if (!ctx.Input(i).is_host()) {
+      ctx.Fail(
+          "{} of tensors computed by the graph is not supported (the graph holds no "
+          "booleans); only {} at import time (shape and mask computations) is",
+          type, type);
+    }
   }
-  ctx.SetHost(0, HostBinary(a.host, b.host, DataType::Bool(),
-                            [](double x, double y) { return x == y ? 1.0 : 0.0; }));
+  const NDArray& a = ctx.Input(0).host;
+  if (unary) {
+    ctx.SetHost(
+        0, HostBinary(a, a, DataType::Bool(), [](double x, double) { return x != 0 ? 0.0 : 1.0; }));
+    return;
+  }
+  using Rule = double (*)(double, double);
+  static const std::map<std::string, Rule> rules = {
+      {"Equal", [](double x, double y) { return x == y ? 1.0 : 0.0; }},
+      {"Less", [](double x, double y) { return x < y ? 1.0 : 0.0; }},
+      {"Greater", [](double x, double y) { return x > y ? 1.0 : 0.0; }},
+      {"LessOrEqual", [](double x, double y) { return x <= y ? 1.0 : 0.0; }},
+      {"GreaterOrEqual", [](double x, double y) { return x >= y ? 1.0 : 0.0; }},
+      {"And", [](double x, double y) { return x != 0 && y != 0 ? 1.0 : 0.0; }},
+      {"Or", [](double x, double y) { return x != 0 || y != 0 ? 1.0 : 0.0; }},
+      {"Xor", [](double x, double y) { return (x != 0) != (y != 0) ? 1.0 : 0.0; }},
+  };
+  ctx.SetHost(0, HostBinary(a, ctx.Input(1).host, DataType::Bool(), rules.at(type)));
 }
 
 void ConvertWhere(ImportContext& ctx) {

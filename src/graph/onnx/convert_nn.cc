@@ -1,8 +1,7 @@
-// Convolutions, pools, normalizations, matrix products, softmax and reductions. Convolutions and
-// pools work channel-last: their inputs are transposed on demand (once per value), their weights
-// transposed at import ([CO, CI / g, K...] → [K..., CI / g, CO]; ConvTranspose's [CI, CO, KH, KW]
-// → [KH, KW, CI, CO]). Padding the graph operators cannot express (asymmetric, or different per
-// axis) becomes an explicit `pad`.
+// Convolutions, pools and matrix products. Convolutions and pools work channel-last: their inputs
+// are transposed on demand (once per value), their weights transposed at import ([CO, CI / g, K...]
+// → [K..., CI / g, CO]; ConvTranspose's [CI, CO, KH, KW] → [KH, KW, CI, CO]). Padding the graph
+// operators cannot express (asymmetric, or different per axis) becomes an explicit `pad`.
 #include <cmath>
 #include <map>
 #include <numeric>
@@ -91,12 +90,6 @@ ValueId ExplicitPad(ImportContext& ctx, ValueId x, const Window& w, double value
 
 std::vector<int64_t> SpatialOf(const ImportedValue& v) {
   return std::vector<int64_t>(v.shape.begin() + 2, v.shape.end());
-}
-
-ValueId ScalarConstant(ImportContext& ctx, double value) {
-  NDArray a = NDArray::Empty({1}, DataType::Float(32));
-  a.SetDouble(0, value);
-  return ctx.Constant(a);
 }
 
 // Input i (weights) with its axes permuted: transposed now when known, else by the graph (which
@@ -301,7 +294,7 @@ namespace {
 void SlicedPool(ImportContext& ctx, const Window& w, bool is_max, bool include_pad) {
   const ImportedValue& x = ctx.Input(0);
   size_t spatial = x.shape.size() - 2;
-  ValueId padded = ExplicitPad(ctx, ctx.ChannelsLast(0), w, is_max ? -3.4028234663852886e38 : 0.0);
+  ValueId padded = ExplicitPad(ctx, ctx.ChannelsLast(0), w, is_max ? -kLargestFloat32 : 0.0);
   std::vector<int64_t> out(spatial), in(x.shape.begin() + 2, x.shape.end());
   int64_t taps = 1;
   for (size_t d = 0; d < spatial; ++d) {
@@ -432,7 +425,7 @@ void ConvertPool(ImportContext& ctx) {
     return;
   }
   if (!SymmetricPads(w) || (include_pad && pad > 0)) {
-    data = ExplicitPad(ctx, data, w, is_max ? -3.4028234663852886e38 : 0.0);
+    data = ExplicitPad(ctx, data, w, is_max ? -kLargestFloat32 : 0.0);
     pad = 0;
   }
   ValueId y = ctx.Emit(is_max ? "max_pool2d" : "avg_pool2d", {data},
@@ -465,66 +458,6 @@ void ConvertGlobalMaxPool(ImportContext& ctx) {
                       ctx.Emit("max", {ctx.ChannelsLast(0)}, {{"axes", axes}, {"keepdims", 1}}));
 }
 
-namespace {
-
-// BatchNormalization with training_mode = 1: normalized by the batch's own mean and (population)
-// variance over every axis but the channels; outputs 1 and 2, when used, are the running mean
-// and variance updated with `momentum`, as ONNX's reference does.
-void BatchNormalizationTraining(ImportContext& ctx) {
-  const std::vector<int64_t>& shape = ctx.Input(0).shape;
-  int rank = static_cast<int>(shape.size());
-  if (rank < 2) ctx.Fail("input of rank {}", rank);
-  for (int i = 1; i < 5; ++i) ctx.RequireFloat(i);
-  Ints axes, per_channel(rank, 1);
-  for (int d = 0; d < rank; ++d) {
-    if (d != 1) axes.push_back(d);
-  }
-  per_channel[1] = shape[1];
-  ValueId x = ctx.Plain(0);
-  Attrs over = {{"axes", axes}, {"keepdims", int64_t{1}}};
-  ValueId mean = ctx.Emit("mean", {x}, over);
-  ValueId centered = ctx.Emit("subtract", {x, mean});
-  ValueId variance = ctx.Emit("mean", {ctx.Emit("multiply", {centered, centered})}, over);
-  ValueId eps = ScalarConstant(ctx, ctx.AttrFloat("epsilon", 1e-5f));
-  ValueId y = ctx.Emit("divide", {centered, ctx.Emit("sqrt", {ctx.Emit("add", {variance, eps})})});
-  y = ctx.Emit("multiply", {y, ctx.Emit("reshape", {ctx.Plain(1)}, {{"shape", per_channel}})});
-  ctx.SetPlain(0, ctx.Emit("add", {y, ctx.Emit("reshape", {ctx.Plain(2)}, {{"shape", per_channel}})}));
-  double momentum = ctx.AttrFloat("momentum", 0.9f);
-  auto running = [&](int input, ValueId batch) {
-    ValueId now = ctx.Emit("reshape", {batch}, {{"shape", Ints{shape[1]}}});
-    return ctx.Emit("add", {ctx.Emit("multiply", {ctx.Plain(input), ScalarConstant(ctx, momentum)}),
-                            ctx.Emit("multiply", {now, ScalarConstant(ctx, 1 - momentum)})});
-  };
-  for (int out = 1; out <= 2; ++out) {
-    if (ctx.node().output_size() > out && !ctx.node().output(out).empty()) {
-      ctx.SetPlain(out, running(out + 2, out == 1 ? mean : variance));
-    }
-  }
-}
-
-}  // namespace
-
-void ConvertBatchNormalization(ImportContext& ctx) {
-  ctx.RequireFloat(0);
-  if (ctx.AttrInt("training_mode", 0) != 0) {
-    BatchNormalizationTraining(ctx);
-    return;
-  }
-  for (int i = 1; i < 5; ++i) ctx.RequireUnusedOutput(i);
-  double epsilon = ctx.AttrFloat("epsilon", 1e-5f);
-  std::vector<ValueId> params;
-  for (int i = 1; i < 5; ++i) params.push_back(ctx.Plain(i));
-  int rank = static_cast<int>(ctx.Input(0).shape.size());
-  if (rank == 2) {
-    params.insert(params.begin(), ctx.Plain(0));
-    ctx.SetPlain(0, ctx.Emit("batch_norm", params, {{"epsilon", epsilon}}));
-    return;
-  }
-  if (rank < 2) ctx.Fail("input of rank {}", rank);
-  params.insert(params.begin(), ctx.ChannelsLast(0));
-  ctx.SetChannelsLast(0, ctx.Emit("batch_norm", params, {{"epsilon", epsilon}}));
-}
-
 void ConvertGemm(ImportContext& ctx) {
   ctx.RequireFloat(0);
   ctx.RequireFloat(1);
@@ -545,7 +478,7 @@ void ConvertGemm(ImportContext& ctx) {
     if (trans_b) b = ctx.Emit("transpose", {b}, {{"perm", Ints{1, 0}}});
     y = ctx.Emit("matmul", {a, b});
   }
-  if (alpha != 1.0) y = ctx.Emit("multiply", {y, ScalarConstant(ctx, alpha)});
+  if (alpha != 1.0) y = ctx.Emit("multiply", {y, ctx.ScalarConstant(alpha)});
   if (ctx.HasInput(2) && beta != 0.0) {
     ctx.RequireFloat(2);
     const ImportedValue& c = ctx.Input(2);
@@ -556,7 +489,7 @@ void ConvertGemm(ImportContext& ctx) {
                                                    [beta](double v, double) { return v * beta; }));
     } else {
       bias = ctx.Plain(2);
-      if (beta != 1.0) bias = ctx.Emit("multiply", {bias, ScalarConstant(ctx, beta)});
+      if (beta != 1.0) bias = ctx.Emit("multiply", {bias, ctx.ScalarConstant(beta)});
     }
     y = ctx.Emit("add", {y, bias});
   }
@@ -623,341 +556,6 @@ void ConvertMatMul(ImportContext& ctx) {
     y = ctx.Emit("batch_matmul", {a, b});
   }
   ctx.SetPlain(0, reshape(y, out_shape));
-}
-
-void ConvertSoftmax(ImportContext& ctx) {
-  ctx.RequireFloat(0);
-  const std::vector<int64_t>& shape = ctx.Input(0).shape;
-  int rank = static_cast<int>(shape.size());
-  int64_t axis = ctx.NormalizeAxis(ctx.AttrInt("axis", ctx.opset() < 13 ? 1 : -1), rank);
-  ValueId x = ctx.Plain(0);
-  // LogSoftmax: the log of the softmax (which subtracts the maximum first, so only differences
-  // beyond float's exponent range, about 87, would underflow).
-  // Hardmax: the graph operator hardmax instead.
-  const std::string& type = ctx.node().op_type();
-  auto softmax = [&](ValueId v) {
-    if (type == "Hardmax") return ctx.Emit("hardmax", {v});
-    ValueId s = ctx.Emit("softmax", {v});
-    return type == "LogSoftmax" ? ctx.Emit("log", {s}) : s;
-  };
-  if (ctx.opset() < 13) {  // softmax of the input coerced to [prod(:axis), prod(axis:)]
-    int64_t outer = NumElements({shape.begin(), shape.begin() + axis});
-    ValueId rows = ctx.Emit("reshape", {x}, {{"shape", Ints{outer, -1}}});
-    ctx.SetPlain(0, ctx.Emit("reshape", {softmax(rows)}, {{"shape", shape}}));
-    return;
-  }
-  if (axis == rank - 1) {
-    ctx.SetPlain(0, softmax(x));
-    return;
-  }
-  Ints perm(rank);
-  std::iota(perm.begin(), perm.end(), 0);
-  std::swap(perm[axis], perm[rank - 1]);
-  ValueId moved = ctx.Emit("transpose", {x}, {{"perm", perm}});
-  ctx.SetPlain(0, ctx.Emit("transpose", {softmax(moved)}, {{"perm", perm}}));
-}
-
-void ConvertLayerNormalization(ImportContext& ctx) {
-  ctx.RequireFloat(0);
-  const std::vector<int64_t>& shape = ctx.Input(0).shape;
-  int rank = static_cast<int>(shape.size());
-  int64_t axis = ctx.NormalizeAxis(ctx.AttrInt("axis", -1), rank);
-  double epsilon = ctx.AttrFloat("epsilon", 1e-5f);
-  int64_t inner = NumElements({shape.begin() + axis, shape.end()});
-  int64_t outer = NumElements({shape.begin(), shape.begin() + axis});
-  auto flat_param = [&](int i) {
-    if (!ctx.HasInput(i)) {
-      NDArray zeros = NDArray::Empty({inner}, DataType::Float(32));
-      zeros.Fill(0.0);
-      return ctx.Constant(zeros);
-    }
-    ctx.RequireFloat(i);
-    const ImportedValue& p = ctx.Input(i);
-    if (p.is_host()) {
-      std::vector<int64_t> normalized(shape.begin() + axis, shape.end());
-      NDArray expanded = HostExpand(p.host, normalized);
-      if (expanded.shape() != normalized) {
-        ctx.Fail("input {} of shape {} does not broadcast to the normalized shape {}", i,
-                 ShapeString(p.shape), ShapeString(normalized));
-      }
-      return ctx.Constant(HostReshape(expanded, {inner}));
-    }
-    return ctx.Emit("reshape", {ctx.Plain(i)}, {{"shape", Ints{inner}}});
-  };
-  ValueId gamma = flat_param(1), beta = flat_param(2);
-  ValueId x = ctx.Plain(0);
-  if (axis == rank - 1 && rank >= 2) {
-    ctx.SetPlain(0, ctx.Emit("layer_norm", {x, gamma, beta}, {{"epsilon", epsilon}}));
-  } else {
-    ValueId rows = ctx.Emit("reshape", {x}, {{"shape", Ints{outer, inner}}});
-    ValueId y = ctx.Emit("layer_norm", {rows, gamma, beta}, {{"epsilon", epsilon}});
-    ctx.SetPlain(0, ctx.Emit("reshape", {y}, {{"shape", shape}}));
-  }
-  // The optional statistics outputs, over the normalized axes with them kept as extent 1:
-  // Mean, and InvStdDev = 1 / sqrt(mean((x - Mean)^2) + epsilon).
-  bool wants_mean = ctx.IsUsedOutput(1), wants_inv_std = ctx.IsUsedOutput(2);
-  if (!wants_mean && !wants_inv_std) return;
-  Ints axes;
-  for (int d = static_cast<int>(axis); d < rank; ++d) axes.push_back(d);
-  Attrs reduce = {{"axes", axes}, {"keepdims", 1}};
-  ValueId mean = ctx.Emit("mean", {x}, reduce);
-  if (wants_mean) ctx.SetPlain(1, mean);
-  if (!wants_inv_std) return;
-  ValueId centered = ctx.Emit("subtract", {x, mean});
-  ValueId var = ctx.Emit("mean", {ctx.Emit("multiply", {centered, centered})}, reduce);
-  ValueId std = ctx.Emit("sqrt", {ctx.Emit("add", {var, ScalarConstant(ctx, epsilon)})});
-  ctx.SetPlain(2, ctx.Emit("divide", {ScalarConstant(ctx, 1.0), std}));
-}
-
-// ReduceSum, ReduceMean, ReduceMax and ReduceMin are graph operators; ReduceL1 (sum of abs),
-// ReduceL2 (sqrt of the sum of squares), ReduceSumSquare, ReduceLogSum and ReduceLogSumExp are
-// built from `sum` and per-element operators.
-void ConvertReduce(ImportContext& ctx) {
-  ctx.RequireFloat(0);
-  const std::string& type = ctx.node().op_type();
-  std::vector<int64_t> axes = ctx.AttrInts("axes", {});
-  // The axes became an input: ReduceSum's at opset 13, every other reduction's at 18.
-  if ((type == "ReduceSum" && ctx.opset() >= 13) || ctx.opset() >= 18) {
-    axes = ctx.HasInput(1) ? HostInts(ctx.HostInput(1, "axes")) : std::vector<int64_t>{};
-    if (axes.empty() && ctx.AttrInt("noop_with_empty_axes", 0) != 0) {
-      if (type == "ReduceL1" || type == "ReduceL2" || type == "ReduceSumSquare" ||
-          type == "ReduceLogSum" || type == "ReduceLogSumExp") {
-        ctx.Fail("noop_with_empty_axes with no axes is not supported for {}", type);
-      }
-      ctx.Alias(0, 0);
-      return;
-    }
-  }
-  Attrs attrs = {{"axes", axes}, {"keepdims", ctx.AttrInt("keepdims", 1)}};
-  ValueId x = ctx.Plain(0);
-  static const std::map<std::string, std::string> direct = {
-      {"ReduceSum", "sum"}, {"ReduceMean", "mean"}, {"ReduceMax", "max"}, {"ReduceMin", "min"},
-      {"ReduceProd", "prod"}};
-  if (auto it = direct.find(type); it != direct.end()) {
-    ctx.SetPlain(0, ctx.Emit(it->second, {x}, attrs));
-    return;
-  }
-  if (type == "ReduceL1") x = ctx.Emit("abs", {x});
-  if (type == "ReduceL2" || type == "ReduceSumSquare") x = ctx.Emit("multiply", {x, x});
-  if (type == "ReduceLogSumExp") x = ctx.Emit("exp", {x});
-  ValueId sum = ctx.Emit("sum", {x}, attrs);
-  if (type == "ReduceL2") sum = ctx.Emit("sqrt", {sum});
-  if (type == "ReduceLogSum" || type == "ReduceLogSumExp") sum = ctx.Emit("log", {sum});
-  ctx.SetPlain(0, sum);
-}
-
-// ArgMax, ArgMin: int64 indices along one axis.
-void ConvertArgReduce(ImportContext& ctx) {
-  ctx.RequireFloat(0);
-  const char* op = ctx.node().op_type() == "ArgMax" ? "argmax" : "argmin";
-  ctx.SetPlain(0, ctx.Emit(op, {ctx.Plain(0)},
-                           {{"axis", ctx.AttrInt("axis", 0)},
-                            {"keepdims", ctx.AttrInt("keepdims", 1)},
-                            {"select_last_index", ctx.AttrInt("select_last_index", 0)}}));
-}
-
-namespace {
-
-// (x - mean) and its variance over `axes` (kept as extent 1): the normalizations' core.
-std::pair<ValueId, ValueId> Centered(ImportContext& ctx, ValueId x, const Ints& axes) {
-  Attrs over = {{"axes", axes}, {"keepdims", int64_t{1}}};
-  ValueId centered = ctx.Emit("subtract", {x, ctx.Emit("mean", {x}, over)});
-  ValueId variance = ctx.Emit("mean", {ctx.Emit("multiply", {centered, centered})}, over);
-  return {centered, variance};
-}
-
-}  // namespace
-
-// InstanceNormalization: each (n, c) normalized over the spatial axes, then scale and bias per
-// channel.
-void ConvertInstanceNormalization(ImportContext& ctx) {
-  for (int i = 0; i < 3; ++i) ctx.RequireFloat(i);
-  const std::vector<int64_t>& shape = ctx.Input(0).shape;
-  int rank = static_cast<int>(shape.size());
-  if (rank < 3) ctx.Fail("input of rank {} (at least 3 expected)", rank);
-  Ints axes, per_channel(rank, 1);
-  for (int d = 2; d < rank; ++d) axes.push_back(d);
-  per_channel[1] = shape[1];
-  auto [centered, variance] = Centered(ctx, ctx.Plain(0), axes);
-  ValueId eps = ScalarConstant(ctx, ctx.AttrFloat("epsilon", 1e-5f));
-  ValueId y = ctx.Emit("divide", {centered, ctx.Emit("sqrt", {ctx.Emit("add", {variance, eps})})});
-  ValueId scale = ctx.Emit("reshape", {ctx.Plain(1)}, {{"shape", per_channel}});
-  ValueId bias = ctx.Emit("reshape", {ctx.Plain(2)}, {{"shape", per_channel}});
-  ctx.SetPlain(0, ctx.Emit("add", {ctx.Emit("multiply", {y, scale}), bias}));
-}
-
-// MeanVarianceNormalization: (x - mean) / (standard deviation + 1e-9) over `axes` (default
-// N, H, W), as ONNX's function body.
-void ConvertMeanVarianceNormalization(ImportContext& ctx) {
-  ctx.RequireFloat(0);
-  Ints axes = ctx.AttrInts("axes", {0, 2, 3});
-  auto [centered, variance] = Centered(ctx, ctx.Plain(0), axes);
-  ValueId deviation = ctx.Emit("add", {ctx.Emit("sqrt", {variance}), ScalarConstant(ctx, 1e-9)});
-  ctx.SetPlain(0, ctx.Emit("divide", {centered, deviation}));
-}
-
-// LRN: x / (bias + alpha / size * sum of x^2 over a window of `size` channels)^beta; the window
-// sum adds `size` shifted slices of the squares, zero-padded along the channels.
-void ConvertLrn(ImportContext& ctx) {
-  ctx.RequireFloat(0);
-  const std::vector<int64_t>& shape = ctx.Input(0).shape;
-  int rank = static_cast<int>(shape.size());
-  if (rank < 3) ctx.Fail("input of rank {} (at least 3 expected)", rank);
-  int64_t size = ctx.AttrInt("size", 0);
-  if (size < 1) ctx.Fail("size {} (at least 1 expected)", size);
-  ValueId x = ctx.Plain(0);
-  ValueId squares = ctx.Emit("multiply", {x, x});
-  Ints before(rank, 0), after(rank, 0);
-  before[1] = (size - 1) / 2;
-  after[1] = size - 1 - before[1];
-  ValueId padded = ctx.Emit("pad", {squares}, {{"pads_before", before}, {"pads_after", after}});
-  ValueId sum = -1;
-  for (int64_t j = 0; j < size; ++j) {
-    Ints begin(rank, 0), end = shape, strides(rank, 1);
-    begin[1] = j;
-    end[1] = j + shape[1];
-    ValueId slice = ctx.Emit("strided_slice", {padded},
-                             {{"begin", begin}, {"end", end}, {"strides", strides}});
-    sum = sum < 0 ? slice : ctx.Emit("add", {sum, slice});
-  }
-  double alpha = ctx.AttrFloat("alpha", 1e-4f), beta = ctx.AttrFloat("beta", 0.75f);
-  double bias = ctx.AttrFloat("bias", 1.0f);
-  ValueId base = ctx.Emit("add", {ScalarConstant(ctx, bias),
-                                  ctx.Emit("multiply", {sum, ScalarConstant(ctx, alpha / size)})});
-  ctx.SetPlain(0, ctx.Emit("divide", {x, ctx.Emit("power", {base, ScalarConstant(ctx, beta)})}));
-}
-
-namespace {
-
-// The negative log-likelihood of `log_prob` [N, C, d...] at `labels` (input `label_input`,
-// int64 [N, d...], known at import time): a 0/1 mask of the labelled class made here (0 where
-// the label is ignore_index), times the class weights (input `weight_input` when given), summed
-// over the classes; reduced by `reduction` (none, sum, or mean: divided by the total weight).
-ValueId NegativeLogLikelihood(ImportContext& ctx, ValueId log_prob,
-                              const std::vector<int64_t>& shape, int label_input,
-                              int weight_input) {
-  const NDArray& labels = ctx.HostInput(label_input, "the labels (target)");
-  if (labels.dtype() != DataType::Int(64)) ctx.Fail("labels are {}; int64 expected", labels.dtype().str());
-  int rank = static_cast<int>(shape.size());
-  if (rank < 2) ctx.Fail("input of rank {} (at least 2 expected)", rank);
-  std::vector<int64_t> label_shape = shape;
-  label_shape.erase(label_shape.begin() + 1);
-  if (labels.shape() != label_shape) {
-    ctx.Fail("labels of shape {} for an input of shape {}", ShapeString(labels.shape()),
-             ShapeString(shape));
-  }
-  const onnx::AttributeProto* ignore_attr = ctx.Attr("ignore_index");
-  int64_t ignore = ignore_attr ? ignore_attr->i() : 0;
-  int64_t classes = shape[1], inner = 1;
-  for (int d = 2; d < rank; ++d) inner *= shape[d];
-  NDArray mask = NDArray::Empty(shape, DataType::Float(32));
-  mask.Fill(0.0);
-  int64_t counted = 0;
-  for (int64_t n = 0; n < shape[0]; ++n) {
-    for (int64_t k = 0; k < inner; ++k) {
-      int64_t label = labels.data<int64_t>()[n * inner + k];
-      if (ignore_attr && label == ignore) continue;
-      if (label < 0 || label >= classes) {
-        ctx.Fail("label {} is not a class (0 to {}) nor ignore_index", label, classes - 1);
-      }
-      mask.SetDouble((n * classes + label) * inner + k, 1.0);
-      ++counted;
-    }
-  }
-  ValueId weights = ctx.Constant(mask);
-  if (weight_input >= 0 && ctx.HasInput(weight_input)) {
-    ctx.RequireFloat(weight_input);
-    Ints per_class(rank, 1);
-    per_class[1] = classes;
-    weights = ctx.Emit("multiply", {weights, ctx.Emit("reshape", {ctx.Plain(weight_input)},
-                                                      {{"shape", per_class}})});
-  }
-  ValueId picked = ctx.Emit("sum", {ctx.Emit("multiply", {log_prob, weights})},
-                            {{"axes", Ints{1}}, {"keepdims", int64_t{0}}});
-  ValueId loss = ctx.Emit("negative", {picked});
-  std::string reduction = ctx.AttrString("reduction", "mean");
-  if (reduction == "none") return loss;
-  Attrs all = {{"axes", Ints{}}, {"keepdims", int64_t{0}}};
-  ValueId total = ctx.Emit("sum", {loss}, all);
-  if (reduction == "sum") return total;
-  if (reduction != "mean") ctx.Fail("reduction '{}' (none, sum or mean expected)", reduction);
-  ValueId weight_total = weight_input >= 0 && ctx.HasInput(weight_input)
-                             ? ctx.Emit("sum", {weights}, all)
-                             : ctx.Constant([&] {
-                                 NDArray c = NDArray::Empty({}, DataType::Float(32));
-                                 c.SetDouble(0, static_cast<double>(counted));
-                                 return c;  // rank 0, as the sum it divides
-                               }());
-  return ctx.Emit("divide", {total, weight_total});
-}
-
-}  // namespace
-
-void ConvertNegativeLogLikelihoodLoss(ImportContext& ctx) {
-  ctx.RequireFloat(0);
-  ctx.SetPlain(0, NegativeLogLikelihood(ctx, ctx.Plain(0), ctx.Input(0).shape, 1, 2));
-}
-
-// SoftmaxCrossEntropyLoss: the negative log-likelihood of the log-softmax over the classes
-// (axis 1); the second output, when used, is that log-softmax.
-void ConvertSoftmaxCrossEntropyLoss(ImportContext& ctx) {
-  ctx.RequireFloat(0);
-  const std::vector<int64_t>& shape = ctx.Input(0).shape;
-  int rank = static_cast<int>(shape.size());
-  ValueId scores = ctx.Plain(0);
-  // softmax runs over the last axis: move the classes there and back.
-  Ints perm(rank);
-  std::iota(perm.begin(), perm.end(), 0);
-  if (rank >= 2) std::swap(perm[1], perm[rank - 1]);
-  ValueId moved = rank > 2 ? ctx.Emit("transpose", {scores}, {{"perm", perm}}) : scores;
-  ValueId log_prob = ctx.Emit("log", {ctx.Emit("softmax", {moved})});
-  if (rank > 2) log_prob = ctx.Emit("transpose", {log_prob}, {{"perm", perm}});
-  ctx.SetPlain(0, NegativeLogLikelihood(ctx, log_prob, shape, 1, 2));
-  if (ctx.node().output_size() > 1 && !ctx.node().output(1).empty()) ctx.SetPlain(1, log_prob);
-}
-
-// TopK with k known at import time: k rounds of hardmax (the first maximum along the axis, as
-// a 0/1 mask), each giving a value (the masked sum) and an index (argmax), the maximum then
-// pushed down to the lowest float; concatenated in order. largest = 0 works on -x. Ties go to
-// the lower index, as ONNX's.
-void ConvertTopK(ImportContext& ctx) {
-  ctx.RequireFloat(0);
-  const std::vector<int64_t>& shape = ctx.Input(0).shape;
-  int rank = static_cast<int>(shape.size());
-  int64_t axis = ctx.NormalizeAxis(ctx.AttrInt("axis", -1), rank);
-  int64_t k = ctx.opset() < 10 ? ctx.AttrInt("k", 0)
-                               : HostInts(ctx.HostInput(1, "k")).at(0);
-  if (k < 1 || k > shape[axis]) ctx.Fail("k = {} for an axis of {}", k, shape[axis]);
-  if (ctx.AttrInt("sorted", 1) == 0) ctx.Fail("sorted = 0 is not supported");
-  ctx.CheckHostShape({k, rank});
-  bool largest = ctx.AttrInt("largest", 1) != 0;
-  // softmax-like operators run on the last axis: move `axis` there and back.
-  Ints perm(rank);
-  std::iota(perm.begin(), perm.end(), 0);
-  std::swap(perm[axis], perm[rank - 1]);
-  bool moved = axis != rank - 1;
-  ValueId x = ctx.Plain(0);
-  if (moved) x = ctx.Emit("transpose", {x}, {{"perm", perm}});
-  if (!largest) x = ctx.Emit("negative", {x});
-  std::vector<ValueId> values, indices;
-  Attrs last = {{"axes", Ints{rank - 1}}, {"keepdims", int64_t{1}}};
-  ValueId lowest = ScalarConstant(ctx, 3.4028234663852886e38);
-  for (int64_t round = 0; round < k; ++round) {
-    ValueId mask = ctx.Emit("hardmax", {x}, {{"axis", int64_t{rank - 1}}});
-    ValueId value = ctx.Emit("sum", {ctx.Emit("multiply", {x, mask})}, last);
-    values.push_back(largest ? value : ctx.Emit("negative", {value}));
-    indices.push_back(ctx.Emit("argmax", {x}, {{"axis", int64_t{rank - 1}}, {"keepdims", int64_t{1}},
-                                               {"select_last_index", int64_t{0}}}));
-    if (round + 1 < k) x = ctx.Emit("subtract", {x, ctx.Emit("multiply", {mask, lowest})});
-  }
-  auto joined = [&](const std::vector<ValueId>& parts) {
-    ValueId v = parts.size() == 1 ? parts[0] : ctx.Emit("concat", parts, {{"axis", int64_t{rank - 1}}});
-    return moved ? ctx.Emit("transpose", {v}, {{"perm", perm}}) : v;
-  };
-  ctx.SetPlain(0, joined(values));
-  if (ctx.node().output_size() > 1 && !ctx.node().output(1).empty()) {
-    ctx.SetPlain(1, joined(indices));
-  }
 }
 
 }  // namespace tirtune::graph::onnx_import

@@ -18,7 +18,8 @@ void ConvertVariadic(ImportContext& ctx);  // Max, Min, Sum, Mean of any number 
 void ConvertBinary(ImportContext& ctx);  // Add, Sub, Mul, Div
 void ConvertPow(ImportContext& ctx);
 void ConvertClip(ImportContext& ctx);
-void ConvertEqual(ImportContext& ctx);
+// Equal, Less, Greater, LessOrEqual, GreaterOrEqual, And, Or, Xor, Not (at import time)
+void ConvertCompare(ImportContext& ctx);
 void ConvertWhere(ImportContext& ctx);
 void ConvertCast(ImportContext& ctx);
 void ConvertIdentity(ImportContext& ctx);
@@ -30,19 +31,29 @@ void ConvertConvTranspose(ImportContext& ctx);
 void ConvertPool(ImportContext& ctx);  // MaxPool, AveragePool
 void ConvertGlobalAveragePool(ImportContext& ctx);
 void ConvertGlobalMaxPool(ImportContext& ctx);
-void ConvertBatchNormalization(ImportContext& ctx);
 void ConvertGemm(ImportContext& ctx);
 void ConvertMatMul(ImportContext& ctx);
-void ConvertSoftmax(ImportContext& ctx);  // Softmax, LogSoftmax, Hardmax
+
+// convert_einsum.cc
+void ConvertEinsum(ImportContext& ctx);
+
+// convert_norm.cc
+void ConvertBatchNormalization(ImportContext& ctx);
 void ConvertLayerNormalization(ImportContext& ctx);
-void ConvertArgReduce(ImportContext& ctx);  // ArgMax, ArgMin
 void ConvertInstanceNormalization(ImportContext& ctx);
 void ConvertMeanVarianceNormalization(ImportContext& ctx);
 void ConvertLrn(ImportContext& ctx);
+void ConvertGroupNormalization(ImportContext& ctx);
+void ConvertLpNormalization(ImportContext& ctx);
+
+// convert_reduce.cc
+void ConvertSoftmax(ImportContext& ctx);  // Softmax, LogSoftmax, Hardmax
+void ConvertReduce(ImportContext& ctx);   // ReduceSum/Mean/Max/Min/L1/L2/SumSquare/LogSum/LogSumExp
+void ConvertArgReduce(ImportContext& ctx);  // ArgMax, ArgMin
 void ConvertNegativeLogLikelihoodLoss(ImportContext& ctx);
 void ConvertSoftmaxCrossEntropyLoss(ImportContext& ctx);
 void ConvertTopK(ImportContext& ctx);
-void ConvertReduce(ImportContext& ctx);  // ReduceSum/Mean/Max/Min/L1/L2/SumSquare/LogSum/LogSumExp
+void ConvertCumSum(ImportContext& ctx);
 
 // convert_shape.cc
 void ConvertShape(ImportContext& ctx);
@@ -66,8 +77,12 @@ void ConvertSplit(ImportContext& ctx);
 void ConvertTrilu(ImportContext& ctx);
 void ConvertSize(ImportContext& ctx);
 void ConvertPad(ImportContext& ctx);
-void ConvertGatherElements(ImportContext& ctx);
+
+// convert_resize.cc
 void ConvertResize(ImportContext& ctx);  // Resize, Upsample
+
+// convert_index.cc
+void ConvertGatherElements(ImportContext& ctx);
 void ConvertScatterElements(ImportContext& ctx);  // ScatterElements, Scatter
 void ConvertScatterND(ImportContext& ctx);
 void ConvertGatherND(ImportContext& ctx);

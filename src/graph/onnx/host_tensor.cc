@@ -125,6 +125,12 @@ NDArray MakeInts(const std::vector<int64_t>& values) {
   return out;
 }
 
+NDArray FloatScalar(double value) {
+  NDArray out = HostEmpty({1}, DataType::Float(32));
+  out.SetDouble(0, value);
+  return out;
+}
+
 NDArray HostCast(const NDArray& t, DataType to) {
   if (t.dtype() == to) return t;
   NDArray out = HostEmpty(t.shape(), to);

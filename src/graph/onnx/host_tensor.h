@@ -40,6 +40,12 @@ std::vector<int64_t> HostInts(const NDArray& t);
 /// A 1-D int64 tensor.
 NDArray MakeInts(const std::vector<int64_t>& values);
 
+/// A float32 tensor of shape [1] (broadcasts against anything).
+NDArray FloatScalar(double value);
+
+/// The largest finite float32: the padding of max pools, the bounds of an unbounded Clip.
+constexpr double kLargestFloat32 = 3.4028234663852886e38;
+
 /// Element type conversion between float32, int64 and bool (nonzero is true).
 NDArray HostCast(const NDArray& t, DataType to);
 

@@ -1,7 +1,7 @@
 // Reductions over chosen axes: sum, mean, max and min, and argmax/argmin along one, with or without
-// the reduced axes kept as extent-1 dimensions (ONNX's ReduceSum/ReduceMean/ReduceMax/ReduceMin;
-// the importer builds ReduceL1, ReduceL2, ReduceSumSquare, ReduceLogSum and ReduceLogSumExp from
-// them).
+// the reduced axes kept as extent-1 dimensions, and the running sum along one (cumsum) (ONNX's
+// ReduceSum/ReduceMean/ReduceMax/ReduceMin; the importer builds ReduceL1, ReduceL2,
+// ReduceSumSquare, ReduceLogSum and ReduceLogSumExp from them).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -158,6 +158,28 @@ Tensor Hardmax(const Tensor& x, const Attrs& attrs) {
       "T_hardmax");
 }
 
+// CumSum: the running sum along `axis`, out[.., i, ..] = the sum of x[.., k, ..] over k <= i (k < i
+// when exclusive; k >= i, k > i when reverse). A reduction over the whole axis whose terms outside
+// the range are selected away (not multiplied by zero: an infinity later on the axis must not
+// turn earlier sums into NaN).
+Tensor CumSum(const Tensor& x, const Attrs& attrs) {
+  int axis = NormalizeAxis(attrs.GetInt("axis"), x.ndim(), "cumsum");
+  bool exclusive = attrs.GetInt("exclusive") != 0, reverse = attrs.GetInt("reverse") != 0;
+  std::vector<Expr> shape;
+  for (int d = 0; d < x.ndim(); ++d) shape.push_back(x.dim(d));
+  return te::Compute(
+      shape,
+      [&](const std::vector<Var>& v) {
+        IterVar k = te::ReduceAxis(x.dim(axis), "k");
+        std::vector<Expr> at(v.begin(), v.end());
+        at[axis] = k.var;
+        Expr i = v[axis], j = k.var;
+        Expr take = reverse ? (exclusive ? j > i : j >= i) : (exclusive ? j < i : j <= i);
+        return te::Sum(Select(take, x(at), MakeConst(x.dtype(), 0)), {k});
+      },
+      "T_cumsum");
+}
+
 OpDef ArgReduction(std::string name, bool is_max) {
   std::string op = name;
   return OpDef{
@@ -184,6 +206,17 @@ std::vector<OpDef> ReduceOps() {
           Reduction("prod", Reduce::kProd),
           ArgReduction("argmax", true),
           ArgReduction("argmin", false),
+          OpDef{
+              .name = "cumsum",
+              .inputs = {"data"},
+              .variadic = false,
+              .attrs = {IntAttr("axis", 0), IntAttr("exclusive", 0), IntAttr("reverse", 0)},
+              .pattern = OpPattern::kCommReduce,
+              .compute = [](const std::vector<Tensor>& in,
+                            const Attrs& attrs) { return CumSum(in[0], attrs); },
+              .example_inputs = {F32({2, 5, 3})},
+              .example_attrs = {{"axis", 1}, {"exclusive", 1}},
+          },
           OpDef{
               .name = "hardmax",
               .inputs = {"data"},

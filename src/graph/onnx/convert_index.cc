@@ -1,0 +1,176 @@
+// Indexed reads and writes: GatherElements, GatherND, ScatterElements (and Scatter), ScatterND.
+// Their indices are known at import time (except GatherElements', an int64 graph input too).
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "converters.h"
+
+namespace tirtune::graph::onnx_import {
+
+// GatherElements: the graph operator gather_elements (indices as int64).
+void ConvertGatherElements(ImportContext& ctx) {
+  ctx.RequireFloat(0);
+  const ImportedValue& indices = ctx.Input(1);
+  if (indices.dtype != DataType::Int(64)) {
+    ctx.Fail("indices are {}; int64 expected", indices.dtype.str());
+  }
+  ctx.SetPlain(0, ctx.Emit("gather_elements", {ctx.Plain(0), ctx.Plain(1)},
+                           {{"axis", ctx.AttrInt("axis", 0)}}));
+}
+
+namespace {
+
+// The scatters with their indices known at import time: `target[u]` is the element of data (flat)
+// that update u (flat) writes. Every output element is data's or, where written, the updates'
+// (reduction none: the last; add / mul: data combined with every one, duplicates included): one
+// `take` of the flattened updates per level of duplication, blended by masks made here.
+void ScatterByTargets(ImportContext& ctx, const std::vector<int64_t>& target,
+                      const std::string& reduction) {
+  const std::vector<int64_t>& shape = ctx.Input(0).shape;
+  int64_t size = NumElements(shape), updates = static_cast<int64_t>(target.size());
+  if (reduction != "none" && reduction != "add" && reduction != "mul") {
+    ctx.Fail("reduction '{}' (none, add or mul expected)", reduction);
+  }
+  // sources[t]: the updates writing element t, in order.
+  std::vector<std::vector<int64_t>> sources(static_cast<size_t>(size));
+  for (int64_t u = 0; u < updates; ++u) sources[static_cast<size_t>(target[u])].push_back(u);
+  size_t levels = 0;
+  for (auto& list : sources) {
+    if (reduction == "none" && list.size() > 1) list.erase(list.begin(), list.end() - 1);
+    levels = std::max(levels, list.size());
+  }
+  ValueId flat_updates = ctx.Emit("reshape", {ctx.Plain(2)}, {{"shape", Ints{updates}}});
+  ValueId out = ctx.Plain(0);
+  for (size_t level = 0; level < levels; ++level) {
+    std::vector<int64_t> from(static_cast<size_t>(size), 0);
+    NDArray mask = NDArray::Empty(shape, DataType::Float(32));
+    for (int64_t t = 0; t < size; ++t) {
+      bool has = sources[t].size() > level;
+      from[t] = has ? sources[t][level] : 0;
+      mask.SetDouble(t, has ? 1.0 : 0.0);
+    }
+    ValueId taken =
+        ctx.Emit("take", {flat_updates, ctx.Constant(MakeInts(from))}, {{"axis", int64_t{0}}});
+    taken = ctx.Emit("reshape", {taken}, {{"shape", shape}});
+    ValueId m = ctx.Constant(mask);
+    if (reduction == "none") {  // out * (1 - m) + taken * m, exact for m in {0, 1}
+      ValueId keep = ctx.Emit("subtract", {ctx.ScalarConstant(1.0), m});
+      out = ctx.Emit("add", {ctx.Emit("multiply", {out, keep}), ctx.Emit("multiply", {taken, m})});
+    } else if (reduction == "add") {
+      out = ctx.Emit("add", {out, ctx.Emit("multiply", {taken, m})});
+    } else {  // mul: out * (taken where written, 1 elsewhere)
+      ValueId one_minus = ctx.Emit("subtract", {ctx.ScalarConstant(1.0), m});
+      out = ctx.Emit("multiply",
+                     {out, ctx.Emit("add", {ctx.Emit("multiply", {taken, m}), one_minus})});
+    }
+  }
+  ctx.SetPlain(0, out);
+}
+
+}  // namespace
+
+// ScatterElements (and the older Scatter): update u at indices[u] along `axis`, elsewhere its
+// own position.
+void ConvertScatterElements(ImportContext& ctx) {
+  ctx.RequireFloat(0);
+  ctx.RequireFloat(2);
+  const std::vector<int64_t>& shape = ctx.Input(0).shape;
+  const NDArray& indices = ctx.HostInput(1, "indices");
+  const std::vector<int64_t>& ushape = ctx.Input(2).shape;
+  int rank = static_cast<int>(shape.size());
+  int64_t axis = ctx.NormalizeAxis(ctx.AttrInt("axis", 0), rank);
+  if (indices.shape() != ushape || static_cast<int>(ushape.size()) != rank) {
+    ctx.Fail("indices {} and updates {} must have one shape, of data's rank",
+             ShapeString(indices.shape()), ShapeString(ushape));
+  }
+  std::vector<int64_t> index = HostInts(indices), target;
+  for (int64_t u = 0; u < static_cast<int64_t>(index.size()); ++u) {
+    int64_t t = 0;
+    for (int64_t rest = u, stride = 1, d = rank - 1; d >= 0; --d) {
+      int64_t at = rest % ushape[d];
+      rest /= ushape[d];
+      if (d == axis) {
+        at = index[u] < 0 ? index[u] + shape[d] : index[u];
+        if (at < 0 || at >= shape[d])
+          ctx.Fail("index {} out of range for extent {}", index[u], shape[d]);
+      } else if (at >= shape[d]) {
+        ctx.Fail("updates {} do not fit data {}", ShapeString(ushape), ShapeString(shape));
+      }
+      t += at * stride;
+      stride *= shape[d];
+    }
+    target.push_back(t);
+  }
+  ScatterByTargets(ctx, target, ctx.AttrString("reduction", "none"));
+}
+
+// ScatterND: update slice j at data[indices[j]] (an index of the leading indices.shape[-1] axes).
+void ConvertScatterND(ImportContext& ctx) {
+  ctx.RequireFloat(0);
+  ctx.RequireFloat(2);
+  const std::vector<int64_t>& shape = ctx.Input(0).shape;
+  const NDArray& indices = ctx.HostInput(1, "indices");
+  if (indices.shape().empty()) ctx.Fail("indices of rank 0");
+  int64_t k = indices.shape().back();
+  if (k < 1 || k > static_cast<int64_t>(shape.size())) ctx.Fail("indices address {} axes", k);
+  int64_t slice = 1;
+  for (size_t d = static_cast<size_t>(k); d < shape.size(); ++d) slice *= shape[d];
+  std::vector<int64_t> index = HostInts(indices), target;
+  int64_t rows = static_cast<int64_t>(index.size()) / k;
+  if (NumElements(ctx.Input(2).shape) != rows * slice) {
+    ctx.Fail("updates {} for {} slices of {} elements", ShapeString(ctx.Input(2).shape), rows,
+             slice);
+  }
+  for (int64_t j = 0; j < rows; ++j) {
+    int64_t base = 0;
+    for (int64_t d = 0; d < k; ++d) {
+      int64_t at = index[j * k + d];
+      if (at < 0) at += shape[d];
+      if (at < 0 || at >= shape[d])
+        ctx.Fail("index {} out of range for extent {}", index[j * k + d], shape[d]);
+      base = base * shape[d] + at;
+    }
+    for (int64_t e = 0; e < slice; ++e) target.push_back(base * slice + e);
+  }
+  ScatterByTargets(ctx, target, ctx.AttrString("reduction", "none"));
+}
+
+// GatherND (batch_dims 0) with its indices known at import time: each index row addresses a
+// row of data's leading axes flattened into one, so it is a `take` along that axis.
+void ConvertGatherND(ImportContext& ctx) {
+  const ImportedValue& data = ctx.Input(0);
+  const NDArray& indices = ctx.HostInput(1, "indices");
+  if (ctx.AttrInt("batch_dims", 0) != 0) ctx.Fail("batch_dims other than 0 is not supported");
+  if (indices.shape().empty()) ctx.Fail("indices of rank 0");
+  int64_t k = indices.shape().back();
+  if (k < 1 || k > static_cast<int64_t>(data.shape.size())) ctx.Fail("indices address {} axes", k);
+  std::vector<int64_t> index = HostInts(indices), rows;
+  for (size_t j = 0; j + static_cast<size_t>(k) <= index.size(); j += static_cast<size_t>(k)) {
+    int64_t row = 0;
+    for (int64_t d = 0; d < k; ++d) {
+      int64_t at = index[j + static_cast<size_t>(d)];
+      if (at < 0) at += data.shape[d];
+      if (at < 0 || at >= data.shape[d])
+        ctx.Fail("index {} out of range for extent {}", at, data.shape[d]);
+      row = row * data.shape[d] + at;
+    }
+    rows.push_back(row);
+  }
+  Ints flat = {NumElements({data.shape.begin(), data.shape.begin() + k})};
+  flat.insert(flat.end(), data.shape.begin() + k, data.shape.end());
+  std::vector<int64_t> row_shape(indices.shape().begin(), indices.shape().end() - 1);
+  NDArray row_index = HostReshape(MakeInts(rows), row_shape);
+  if (row_shape.empty()) ctx.Fail("a single index row (a scalar gather) is not supported");
+  if (data.is_host()) {
+    NDArray out = HostGather(HostReshape(data.host, flat), row_index, 0);
+    if (!out.defined()) ctx.Fail("an index is out of range");
+    ctx.SetHost(0, out);
+    return;
+  }
+  ctx.RequireFloat(0);
+  ValueId rows_of = ctx.Emit("reshape", {ctx.Plain(0)}, {{"shape", flat}});
+  ctx.SetPlain(0, ctx.Emit("take", {rows_of, ctx.Constant(row_index)}, {{"axis", int64_t{0}}}));
+}
+
+}  // namespace tirtune::graph::onnx_import
