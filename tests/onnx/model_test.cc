@@ -230,6 +230,33 @@ TEST(OnnxModelTest, PadsInEveryModeAndCropsWithNegativePads) {
   EXPECT_EQ(PadOf("reflect", {0, -1, 0, 1}), (std::vector<double>{1, 2, 3, 4, 3, 6, 7, 8, 9, 8}));
 }
 
+// An attention mask given as an int64 graph input (as exported language models take it): cast
+// to float in the graph, then (1 - mask) * -10000.
+TEST(OnnxModelTest, AnInt64MaskInputIsCastToFloatInTheGraph) {
+  OnnxModelBuilder b;
+  b.Input("mask", {2, 5}, onnx::TensorProto::INT64).Output("y", {2, 1, 5});
+  b.Int64s("axes", {1});
+  b.Node("Unsqueeze", {"mask", "axes"}, {"m1"});
+  OnnxModelBuilder::SetInt(b.Node("Cast", {"m1"}, {"mf"}), "to", onnx::TensorProto::FLOAT);
+  onnx::TensorProto* one = b.graph()->add_initializer();
+  one->set_name("one");
+  one->set_data_type(onnx::TensorProto::FLOAT);
+  one->add_float_data(1.0f);
+  onnx::TensorProto* big = b.graph()->add_initializer();
+  big->set_name("big");
+  big->set_data_type(onnx::TensorProto::FLOAT);
+  big->add_float_data(-10000.0f);
+  b.Node("Sub", {"one", "mf"}, {"inv"});
+  b.Node("Mul", {"inv", "big"}, {"y"});
+  Graph g = ImportOnnxFromBytes(b.Bytes());
+  EXPECT_EQ(CountCalls(g, "cast"), 1);
+  NDArray mask = NDArray::Empty({2, 5}, DataType::Int(64));
+  for (int i = 0; i < 10; ++i) mask.SetDouble(i, i % 3 == 0 ? 0 : 1);
+  NDArray y = RunGraph(g, {mask})[0];
+  ASSERT_EQ(y.dtype(), DataType::Float(32));
+  for (int i = 0; i < 10; ++i) EXPECT_EQ(y.GetDouble(i), i % 3 == 0 ? -10000.0 : 0.0) << i;
+}
+
 TEST(OnnxModelTest, ListsItsOperators) {
   std::vector<std::string> ops = SupportedOnnxOperators();
   for (const char* op : {"Conv", "Gemm", "MatMul", "BatchNormalization", "LayerNormalization",

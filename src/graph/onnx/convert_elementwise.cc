@@ -325,11 +325,18 @@ void ConvertCast(ImportContext& ctx) {
     ctx.SetHost(0, HostCast(x.host, dtype));
     return;
   }
-  if (x.dtype != dtype) {
+  if (x.dtype == dtype) {
+    ctx.Alias(0, 0);
+    return;
+  }
+  // The graph holds float32 and int64: an int64 input (a mask, positions) cast for arithmetic, or
+  // floats truncated to indices.
+  auto graph_type = [](DataType t) { return t == DataType::Float(32) || t == DataType::Int(64); };
+  if (!graph_type(x.dtype) || !graph_type(dtype)) {
     ctx.Fail("casting a {} tensor computed by the graph to {} is not supported", x.dtype.str(),
              ElemTypeName(to));
   }
-  ctx.Alias(0, 0);
+  ctx.SetPlain(0, ctx.Emit("cast", {ctx.Plain(0)}, {{"dtype", dtype.str()}}));
 }
 
 void ConvertIdentity(ImportContext& ctx) { ctx.Alias(0, 0); }

@@ -1,5 +1,5 @@
 // Elementwise and broadcast operators: activations, NumPy-broadcasting arithmetic (and power),
-// where, broadcast_to, bias_add and batch_norm (inference).
+// where, cast, broadcast_to, bias_add and batch_norm (inference).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -266,6 +266,27 @@ std::vector<OpDef> ElementwiseOps() {
                     const Attrs&) { return Where(in[0], in[1], in[2]); },
       .example_inputs = {F32({3, 1}), F32({2, 3, 4}), F32({4})},
       .example_attrs = {},
+  });
+  // cast: every element converted to `dtype` (float32 or int64; float to int truncates toward
+  // zero, as ONNX's Cast): an int64 mask or position input made float for the arithmetic after it.
+  ops.push_back(OpDef{
+      .name = "cast",
+      .inputs = {"data"},
+      .variadic = false,
+      .attrs = {AttrSpec{"dtype", AttrType::kString, true, std::string()}},
+      .pattern = OpPattern::kElemWise,
+      .compute =
+          [](const std::vector<Tensor>& in, const Attrs& attrs) {
+            const std::string& name = attrs.GetString("dtype");
+            std::optional<DataType> to = DataType::Parse(name);
+            if (!to || (*to != DataType::Float(32) && *to != DataType::Int(64))) {
+              TT_USER_ERROR("cast: to '{}' (float32 or int64 expected)", name);
+            }
+            return Map(
+                in[0], [&](Expr e) { return Cast(*to, e); }, "T_cast");
+          },
+      .example_inputs = {TensorType{{2, 3}, DataType::Int(64)}},
+      .example_attrs = {{"dtype", std::string("float32")}},
   });
   ops.push_back(OpDef{
       .name = "broadcast_to",
