@@ -1,4 +1,5 @@
-// Indexed reads and writes: GatherElements, GatherND, ScatterElements (and Scatter), ScatterND.
+// Indexed reads and writes: GatherElements, GatherND, ScatterElements (and Scatter), ScatterND,
+// OneHot.
 // Their indices are known at import time (except GatherElements', an int64 graph input too).
 #include <algorithm>
 #include <cmath>
@@ -171,6 +172,46 @@ void ConvertGatherND(ImportContext& ctx) {
   ctx.RequireFloat(0);
   ValueId rows_of = ctx.Emit("reshape", {ctx.Plain(0)}, {{"shape", flat}});
   ctx.SetPlain(0, ctx.Emit("take", {rows_of, ctx.Constant(row_index)}, {{"axis", int64_t{0}}}));
+}
+
+// OneHot: depth (input 1) and the [off, on] values (input 2) known at import time. Indices known
+// too: computed here; computed by the graph (float or int64), with float values: the graph
+// operator one_hot.
+void ConvertOneHot(ImportContext& ctx) {
+  double depth = ctx.HostScalar(1, "depth");
+  const NDArray& values = ctx.HostInput(2, "values");
+  if (values.size() != 2) ctx.Fail("values of {} elements ([off, on] expected)", values.size());
+  if (!(depth >= 1) || depth > static_cast<double>(int64_t{1} << 28)) {
+    ctx.Fail("depth {} out of range", depth);
+  }
+  const ImportedValue& x = ctx.Input(0);
+  int rank = static_cast<int>(x.shape.size());
+  int axis = ctx.NormalizeAxis(ctx.AttrInt("axis", -1), rank + 1);
+  auto d = static_cast<int64_t>(depth);
+  if (x.is_host()) {  // computed here, in the values' type
+    std::vector<int64_t> shape = x.shape;
+    shape.insert(shape.begin() + axis, d);
+    ctx.CheckHostShape(shape);
+    int64_t inner = NumElements({x.shape.begin() + axis, x.shape.end()});
+    NDArray out = HostEmpty(shape, values.dtype());
+    for (int64_t o = 0; o < NumElements(shape); ++o) {
+      int64_t outer = o / (d * inner), position = o / inner % d, rest = o % inner;
+      auto index = static_cast<int64_t>(x.host.GetDouble(outer * inner + rest));
+      if (index < 0) index += d;
+      out.SetDouble(o, values.GetDouble(index == position ? 1 : 0));
+    }
+    ctx.SetHost(0, out);
+    return;
+  }
+  if (values.dtype() != DataType::Float(32)) {
+    ctx.Fail("{} values for indices computed by the graph (float32 expected)",
+             values.dtype().str());
+  }
+  ctx.SetPlain(0, ctx.Emit("one_hot", {ctx.Plain(0)},
+                           {{"depth", static_cast<int64_t>(depth)},
+                            {"axis", int64_t{axis}},
+                            {"on_value", values.GetDouble(1)},
+                            {"off_value", values.GetDouble(0)}}));
 }
 
 }  // namespace tirtune::graph::onnx_import

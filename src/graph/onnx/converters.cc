@@ -71,6 +71,7 @@ const std::map<std::string, Converter>& Table() {
       {"Neg", ConvertUnary},
       {"NegativeLogLikelihoodLoss", ConvertNegativeLogLikelihoodLoss},
       {"Not", ConvertCompare},
+      {"OneHot", ConvertOneHot},
       {"Or", ConvertCompare},
       {"PRelu", ConvertPRelu},
       {"Pad", ConvertPad},

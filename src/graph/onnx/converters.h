@@ -86,5 +86,6 @@ void ConvertGatherElements(ImportContext& ctx);
 void ConvertScatterElements(ImportContext& ctx);  // ScatterElements, Scatter
 void ConvertScatterND(ImportContext& ctx);
 void ConvertGatherND(ImportContext& ctx);
+void ConvertOneHot(ImportContext& ctx);
 
 }  // namespace tirtune::graph::onnx_import

@@ -1,5 +1,5 @@
 // Injective data-movement operators: reshape, flatten, transpose, concat, pad, strided_slice and
-// take (ONNX's Gather).
+// take (ONNX's Gather), gather_elements, mirror_pad, and one_hot.
 #include <fmt/format.h>
 
 #include "op_families.h"
@@ -182,6 +182,32 @@ Tensor GatherElements(const Tensor& data, const Tensor& indices, int64_t axis_at
       "T_gather_elements");
 }
 
+// OneHot: `indices` with an axis of `depth` inserted at `axis`; on_value where the position along
+// it equals the index (truncated toward zero, negative ones counting from depth), off_value
+// elsewhere; indices outside [-depth, depth) give a row of off_value.
+Tensor OneHot(const Tensor& indices, const Attrs& attrs) {
+  int64_t depth = attrs.GetInt("depth");
+  if (depth < 1) TT_USER_ERROR("one_hot: depth {} (at least 1 expected)", depth);
+  int axis = NormalizeAxis(attrs.GetInt("axis"), indices.ndim() + 1, "one_hot");
+  std::vector<Expr> shape;
+  for (int d = 0; d < indices.ndim(); ++d) shape.push_back(indices.dim(d));
+  shape.insert(shape.begin() + axis, Expr(depth));
+  Expr on = MakeConst(DataType::Float(32), attrs.GetFloat("on_value"));
+  Expr off = MakeConst(DataType::Float(32), attrs.GetFloat("off_value"));
+  return te::Compute(
+      shape,
+      [&](const std::vector<Var>& v) {
+        std::vector<Expr> at;
+        for (size_t d = 0; d < v.size(); ++d) {
+          if (static_cast<int>(d) != axis) at.push_back(v[d]);
+        }
+        Expr i = Cast(DataType::Int(64), indices(at));
+        i = Select(i < int64_t{0}, i + depth, i);
+        return Select(Eq(i, Cast(DataType::Int(64), v[static_cast<size_t>(axis)])), on, off);
+      },
+      "T_one_hot");
+}
+
 // Edge or reflect padding: every output element reads the input at an index folded back into
 // the axis (edge: clamped; reflect: mirrored about the first and last element, so a pad must be
 // shorter than its axis).
@@ -311,6 +337,18 @@ std::vector<OpDef> LayoutOps() {
           },
       .example_inputs = {F32({3, 4}), TensorType{{2, 4}, DataType::Int(64)}},
       .example_attrs = {},
+  });
+  ops.push_back(OpDef{
+      .name = "one_hot",
+      .inputs = {"indices"},
+      .variadic = false,
+      .attrs = {IntAttr("depth", 1), IntAttr("axis", -1), FloatAttr("on_value", 1.0),
+                FloatAttr("off_value", 0.0)},
+      .pattern = OpPattern::kBroadcast,
+      .compute = [](const std::vector<Tensor>& in,
+                    const Attrs& attrs) { return OneHot(in[0], attrs); },
+      .example_inputs = {TensorType{{2, 3}, DataType::Int(64)}},
+      .example_attrs = {{"depth", 4}, {"axis", 1}},
   });
   ops.push_back(OpDef{
       .name = "mirror_pad",
