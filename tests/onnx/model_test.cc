@@ -257,6 +257,43 @@ TEST(OnnxModelTest, AnInt64MaskInputIsCastToFloatInTheGraph) {
   for (int i = 0; i < 10; ++i) EXPECT_EQ(y.GetDouble(i), i % 3 == 0 ? -10000.0 : 0.0) << i;
 }
 
+// Dropout in training mode is the identity when its ratio is 0 (attention dropout as exported),
+// and refused otherwise.
+TEST(OnnxModelTest, TrainingModeDropoutWithRatioZeroIsTheIdentity) {
+  for (float ratio : {0.0f, 0.5f}) {
+    OnnxModelBuilder b;
+    b.Input("x", {2, 3}).Output("y", {2, 3});
+    onnx::TensorProto* r = b.graph()->add_initializer();
+    r->set_name("ratio");
+    r->set_data_type(onnx::TensorProto::FLOAT);
+    r->add_float_data(ratio);
+    onnx::TensorProto* t = b.graph()->add_initializer();
+    t->set_name("training");
+    t->set_data_type(onnx::TensorProto::BOOL);
+    t->add_int32_data(1);
+    b.Node("Dropout", {"x", "ratio", "training"}, {"y"});
+    if (ratio == 0.0f) {
+      Graph g = ImportOnnxFromBytes(b.Bytes());
+      std::vector<NDArray> in = MakeRandomInputs(g, 1);
+      NDArray y = RunGraph(g, in)[0];
+      for (int i = 0; i < 6; ++i) EXPECT_EQ(y.GetDouble(i), in[0].GetDouble(i));
+    } else {
+      EXPECT_THROW(
+          {
+            try {
+              ImportOnnxFromBytes(b.Bytes());
+            } catch (const UserError& e) {
+              EXPECT_NE(std::string(e.what()).find("with ratio 0.5 is not supported"),
+                        std::string::npos)
+                  << e.what();
+              throw;
+            }
+          },
+          UserError);
+    }
+  }
+}
+
 TEST(OnnxModelTest, ListsItsOperators) {
   std::vector<std::string> ops = SupportedOnnxOperators();
   for (const char* op : {"Conv", "Gemm", "MatMul", "BatchNormalization", "LayerNormalization",

@@ -341,9 +341,15 @@ void ConvertCast(ImportContext& ctx) {
 
 void ConvertIdentity(ImportContext& ctx) { ctx.Alias(0, 0); }
 
+// Dropout: the identity at inference, and in training mode too when the ratio is 0 (exporters
+// write attention dropout with p = 0 that way).
 void ConvertDropout(ImportContext& ctx) {
   if (ctx.HasInput(2) && ctx.HostScalar(2, "training_mode") != 0.0) {
-    ctx.Fail("training_mode = true is not supported (inference only)");
+    double ratio = ctx.HasInput(1) ? ctx.HostScalar(1, "ratio") : 0.5;
+    if (ratio != 0.0) {
+      ctx.Fail("training_mode = true with ratio {} is not supported (random; inference only)",
+               ratio);
+    }
   }
   ctx.RequireUnusedOutput(1);
   ctx.Alias(0, 0);
