@@ -1,5 +1,5 @@
 // Indexed reads and writes: GatherElements, GatherND, ScatterElements (and Scatter), ScatterND,
-// OneHot.
+// OneHot, NonZero.
 // Their indices are known at import time (except GatherElements', an int64 graph input too).
 #include <algorithm>
 #include <cmath>
@@ -212,6 +212,30 @@ void ConvertOneHot(ImportContext& ctx) {
                             {"axis", int64_t{axis}},
                             {"on_value", values.GetDouble(1)},
                             {"off_value", values.GetDouble(0)}}));
+}
+
+// NonZero: the indices of the nonzero elements ([rank, count], int64, in row-major order), only of
+// a tensor known at import time (the count is the output's shape).
+void ConvertNonZero(ImportContext& ctx) {
+  const NDArray& x = ctx.HostInput(0, "the input (its nonzero count is the output's shape)");
+  std::vector<int64_t> shape = x.shape();
+  if (shape.empty()) ctx.Fail("a scalar input (its indices would have no axis)");
+  auto rank = static_cast<int64_t>(shape.size());
+  std::vector<int64_t> hits;
+  for (int64_t i = 0; i < x.size(); ++i) {
+    if (x.GetDouble(i) != 0) hits.push_back(i);
+  }
+  if (hits.empty()) ctx.Fail("no nonzero element (empty tensors are not supported)");
+  auto count = static_cast<int64_t>(hits.size());
+  NDArray out = HostEmpty({rank, count}, DataType::Int(64));
+  for (int64_t j = 0; j < count; ++j) {
+    int64_t flat = hits[static_cast<size_t>(j)];
+    for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
+      out.SetDouble(d * count + j, static_cast<double>(flat % shape[static_cast<size_t>(d)]));
+      flat /= shape[static_cast<size_t>(d)];
+    }
+  }
+  ctx.SetHost(0, out);
 }
 
 }  // namespace tirtune::graph::onnx_import

@@ -70,6 +70,7 @@ const std::map<std::string, Converter>& Table() {
       {"Mul", ConvertBinary},
       {"Neg", ConvertUnary},
       {"NegativeLogLikelihoodLoss", ConvertNegativeLogLikelihoodLoss},
+      {"NonZero", ConvertNonZero},
       {"Not", ConvertCompare},
       {"OneHot", ConvertOneHot},
       {"Or", ConvertCompare},

@@ -87,5 +87,6 @@ void ConvertScatterElements(ImportContext& ctx);  // ScatterElements, Scatter
 void ConvertScatterND(ImportContext& ctx);
 void ConvertGatherND(ImportContext& ctx);
 void ConvertOneHot(ImportContext& ctx);
+void ConvertNonZero(ImportContext& ctx);  // at import time
 
 }  // namespace tirtune::graph::onnx_import
