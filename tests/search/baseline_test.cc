@@ -46,18 +46,20 @@ TEST(Baseline, NoOperatorsTunedBestIsSlowerThanItsUnscheduledFunctionOrDefaultSc
     nlohmann::json unscheduled = Schedule(tasks[t].func).trace().ToJson();
     nlohmann::json by_default = DefaultSchedule(tasks[t].func, o.target).trace().ToJson();
     ASSERT_TRUE(task.best_seconds.has_value());
-    // The best record as the database ranks it (its medians, computed from the stored samples).
-    std::vector<TuningRecord> best = db->TopK(task.workload, CanonicalTarget(o.target.str()), 1);
-    ASSERT_EQ(best.size(), 1u);
-    bool unscheduled_measured = false;
+    // Both baselines were measured and verified, and the best the tuner reports (what `compile`
+    // will pick) is no slower than either (up to the last bits: the tuner's median and the
+    // database's, computed from the stored samples, may round differently).
+    bool unscheduled_measured = false, default_measured = false;
     for (const TuningRecord& rec : db->RecordsOf(task.workload)) {
       // The default schedule may be the unscheduled function itself (then measured once).
       if (rec.trace != unscheduled && rec.trace != by_default) continue;
       unscheduled_measured |= rec.trace == unscheduled;
+      default_measured |= rec.trace == by_default;
       ASSERT_EQ(rec.status, RecordStatus::kOk) << rec.error;
-      EXPECT_LE(*best[0].median_secs, *rec.median_secs);
+      EXPECT_LE(*task.best_seconds, *rec.median_secs * (1 + 1e-9));
     }
     EXPECT_TRUE(unscheduled_measured);
+    EXPECT_TRUE(default_measured);
   }
   db.reset();
   std::filesystem::remove_all(dir);
