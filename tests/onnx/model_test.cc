@@ -2,6 +2,11 @@
 // with one transpose at the input and one before Flatten, matches a hand-written NCHW reference,
 // and keeps its outputs through every graph pass down to the tasks.
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
 
 #include "onnx_testing.h"
 #include "tirtune/graph/executor.h"
@@ -292,6 +297,70 @@ TEST(OnnxModelTest, TrainingModeDropoutWithRatioZeroIsTheIdentity) {
           UserError);
     }
   }
+}
+
+// An initializer stored in an external data file (as PyTorch writes models over 2 GiB): read from
+// the model's directory at its offset; a location outside the directory, a missing file, a range
+// past its end and a model given as bytes are refused by name.
+TEST(OnnxModelTest, InitializersInExternalDataFilesAreReadFromTheModelsDirectory) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / ("tirtune_external_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::vector<float> w = {1.5f, -2.0f, 0.25f};
+  {
+    std::ofstream data(dir / "weights.bin", std::ios::binary);
+    data.write("pad!", 4);
+    data.write(reinterpret_cast<const char*>(w.data()), 12);
+  }
+  auto model = [&](const std::string& location, const std::string& offset) {
+    OnnxModelBuilder b;
+    b.Input("x", {3}).Output("y", {3});
+    onnx::TensorProto* t = b.graph()->add_initializer();
+    t->set_name("w");
+    t->set_data_type(onnx::TensorProto::FLOAT);
+    t->add_dims(3);
+    t->set_data_location(onnx::TensorProto::EXTERNAL);
+    auto entry = [&](const char* key, const std::string& value) {
+      onnx::StringStringEntryProto* e = t->add_external_data();
+      e->set_key(key);
+      e->set_value(value);
+    };
+    entry("location", location);
+    entry("offset", offset);
+    entry("length", "12");
+    b.Node("Mul", {"x", "w"}, {"y"});
+    std::ofstream(dir / "model.onnx", std::ios::binary) << b.Bytes();
+    return b.Bytes();
+  };
+  auto refusal = [&](const std::function<void()>& import) {
+    try {
+      import();
+    } catch (const UserError& e) {
+      return std::string(e.what());
+    }
+    return std::string("imported");
+  };
+  model("weights.bin", "4");
+  Graph g = ImportOnnx((dir / "model.onnx").string());
+  NDArray x = NDArray::Empty({3}, DataType::Float(32));
+  for (int i = 0; i < 3; ++i) x.SetDouble(i, 2.0);
+  NDArray y = RunGraph(g, {x})[0];
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(y.GetDouble(i), 2.0 * w[static_cast<size_t>(i)]);
+  auto says = [](const std::string& text, const std::string& part) {
+    return text.find(part) != std::string::npos;
+  };
+  std::string bytes = model("weights.bin", "4");
+  EXPECT_PRED2(says, refusal([&] { ImportOnnxFromBytes(bytes); }), "import it from its file");
+  model("../weights.bin", "4");
+  EXPECT_PRED2(says, refusal([&] { ImportOnnx((dir / "model.onnx").string()); }),
+               "must be a file name inside the model's directory");
+  model("missing.bin", "4");
+  EXPECT_PRED2(says, refusal([&] { ImportOnnx((dir / "model.onnx").string()); }),
+               "cannot read external data file");
+  model("weights.bin", "8");
+  EXPECT_PRED2(says, refusal([&] { ImportOnnx((dir / "model.onnx").string()); }),
+               "lies past the end");
+  fs::remove_all(dir);
 }
 
 TEST(OnnxModelTest, ListsItsOperators) {

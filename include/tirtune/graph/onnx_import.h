@@ -32,6 +32,10 @@ struct OnnxImportOptions {
   /// through nodes) may hold in all, each at most 2^28 elements: a model asking for more is
   /// refused, naming the node, before it can exhaust the memory. Default 4 GiB.
   int64_t max_import_time_bytes = int64_t{4} << 30;
+  /// The directory that initializers stored in external data files (models over 2 GiB) name
+  /// their files relative to. ImportOnnx: the model file's directory unless set; empty with
+  /// ImportOnnxFromBytes: such initializers are refused.
+  std::string external_data_dir;
 };
 
 /// The graph of the ONNX model in the file at `path`. Its inputs are the model's graph inputs that

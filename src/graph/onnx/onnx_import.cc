@@ -1,6 +1,7 @@
 // ImportOnnx: the driver. A model goes through these steps, each failing with a UserError that
 // says what is wrong:
-//   1. parse the ModelProto and find the ai.onnx opset;
+//   1. parse the ModelProto, read initializers stored in external data files, and find the ai.onnx
+//      opset;
 //   2. check the structure ourselves (supported operators, every input defined, no cycle), so
 //      the common mistakes get precise messages;
 //   3. run onnx::checker;
@@ -28,6 +29,7 @@
 #include <onnx/checker.h>
 #include <onnx/shape_inference/implementation.h>
 
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
@@ -281,11 +283,73 @@ void DefineInput(const onnx::ValueInfoProto& info, const OnnxImportOptions& opti
   ctx.Define(name, std::move(v));
 }
 
+// Step 1b. Initializers stored in external data files (models over protobuf's 2 GiB, as PyTorch
+// writes them): each one's bytes read into its raw_data, from a file named relative to `dir`
+// (the model's directory) that must stay inside it, at the given offset and length.
+void LoadExternalData(onnx::ModelProto* model, const std::string& dir) {
+  namespace fs = std::filesystem;
+  for (onnx::TensorProto& t : *model->mutable_graph()->mutable_initializer()) {
+    if (t.data_location() != onnx::TensorProto::EXTERNAL) continue;
+    std::string what = fmt::format("initializer '{}'", t.name());
+    if (dir.empty()) {
+      TT_USER_ERROR(
+          "{}: stored in an external data file, which a model given as bytes cannot "
+          "name (import it from its file)",
+          what);
+    }
+    std::string location;
+    int64_t offset = 0, length = -1;
+    for (const onnx::StringStringEntryProto& e : t.external_data()) {
+      auto number = [&](const char* key) {
+        try {
+          size_t used = 0;
+          int64_t v = std::stoll(e.value(), &used);
+          if (used != e.value().size() || v < 0) throw std::invalid_argument(key);
+          return v;
+        } catch (const std::exception&) {
+          TT_USER_ERROR("{}: external data {} '{}' is not a byte count", what, key, e.value());
+        }
+      };
+      if (e.key() == "location") location = e.value();
+      if (e.key() == "offset") offset = number("offset");
+      if (e.key() == "length") length = number("length");
+    }
+    fs::path relative(location);
+    bool escapes = location.empty() || relative.is_absolute();
+    for (const fs::path& part : relative) escapes = escapes || part == "..";
+    if (escapes) {
+      TT_USER_ERROR(
+          "{}: external data location '{}' must be a file name inside the model's "
+          "directory",
+          what, location);
+    }
+    fs::path file = fs::path(dir) / relative;
+    std::error_code ec;
+    auto size = static_cast<int64_t>(fs::file_size(file, ec));
+    if (ec) TT_USER_ERROR("{}: cannot read external data file '{}'", what, file.string());
+    if (length < 0) length = size - offset;
+    if (offset > size || length > size - offset) {
+      TT_USER_ERROR("{}: external data [{}, {}) lies past the end of '{}' ({} bytes)", what, offset,
+                    offset + length, file.string(), size);
+    }
+    std::string bytes(static_cast<size_t>(length), '\0');
+    std::ifstream in(file, std::ios::binary);
+    in.seekg(offset);
+    if (!in.read(bytes.data(), length)) {
+      TT_USER_ERROR("{}: cannot read external data file '{}'", what, file.string());
+    }
+    t.set_raw_data(std::move(bytes));
+    t.clear_external_data();
+    t.set_data_location(onnx::TensorProto::DEFAULT);
+  }
+}
+
 }  // namespace
 
 Graph ImportOnnxFromBytes(const std::string& bytes, const OnnxImportOptions& options) {
   // Step 1.
   onnx::ModelProto model = ParseModel(bytes);
+  LoadExternalData(&model, options.external_data_dir);
   int opset = DefaultOpset(model);
   // Step 2.
   std::vector<int> order = CheckStructure(model.graph());
@@ -377,8 +441,12 @@ Graph ImportOnnx(const std::string& path, const OnnxImportOptions& options) {
   if (!in) TT_USER_ERROR("cannot open ONNX model '{}'", path);
   std::stringstream bytes;
   bytes << in.rdbuf();
+  OnnxImportOptions with_dir = options;
+  if (with_dir.external_data_dir.empty()) {
+    with_dir.external_data_dir = std::filesystem::absolute(path).parent_path().string();
+  }
   try {
-    return ImportOnnxFromBytes(bytes.str(), options);
+    return ImportOnnxFromBytes(bytes.str(), with_dir);
   } catch (const UserError& e) {
     TT_USER_ERROR("{}: {}", path, e.what());
   }
