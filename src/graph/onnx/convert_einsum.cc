@@ -26,11 +26,6 @@ Labeled Reordered(ImportContext& ctx, const Labeled& v, const std::string& order
   return {ctx.Emit("transpose", {v.value}, {{"perm", perm}}), order};
 }
 
-ValueId Reshaped(ImportContext& ctx, ValueId v, const Ints& shape) {
-  if (ctx.graph().value(v).type.shape == shape) return v;
-  return ctx.Emit("reshape", {v}, {{"shape", shape}});
-}
-
 }  // namespace
 
 // Einsum: each operand's letters that neither the other operand nor the output has are summed
@@ -153,15 +148,15 @@ void ConvertEinsum(ImportContext& ctx) {
   ValueId rhs_value = Reordered(ctx, ops[1], batch + contracted + columns).value;
   ValueId y;
   if (batch.empty()) {
-    y = ctx.Emit("matmul", {Reshaped(ctx, lhs_value, {m, k}), Reshaped(ctx, rhs_value, {k, nc})});
+    y = ctx.Emit("matmul", {ctx.Reshaped(lhs_value, {m, k}), ctx.Reshaped(rhs_value, {k, nc})});
   } else {
     y = ctx.Emit("batch_matmul",
-                 {Reshaped(ctx, lhs_value, {nb, m, k}), Reshaped(ctx, rhs_value, {nb, k, nc})});
+                 {ctx.Reshaped(lhs_value, {nb, m, k}), ctx.Reshaped(rhs_value, {nb, k, nc})});
   }
   std::string letters = batch + rows + columns;
   Ints shape;
   for (char c : letters) shape.push_back(extent[c]);
-  ctx.SetPlain(0, Reordered(ctx, {Reshaped(ctx, y, shape), letters}, out).value);
+  ctx.SetPlain(0, Reordered(ctx, {ctx.Reshaped(y, shape), letters}, out).value);
 }
 
 }  // namespace tirtune::graph::onnx_import

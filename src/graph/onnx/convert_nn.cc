@@ -519,25 +519,21 @@ void ConvertMatMul(ImportContext& ctx) {
   if (!vec_b) out_shape.push_back(n);
   if (out_shape.empty()) ctx.Fail("a scalar result (vector times vector) is not supported");
 
-  auto reshape = [&](ValueId v, Ints shape) {
-    return ctx.graph().value(v).type.shape == shape ? v
-                                                    : ctx.Emit("reshape", {v}, {{"shape", shape}});
-  };
   ValueId y;
   if (batch_b.empty() || NumElements(batch_b) == 1) {
     // B is one matrix: fold A's batch into its rows (a dense layer when B is a constant).
-    ValueId a = reshape(ctx.Plain(0), {NumElements(batch) * m, k});
+    ValueId a = ctx.Reshaped(ctx.Plain(0), {NumElements(batch) * m, k});
     if (ctx.Input(1).is_host()) {
       NDArray b = HostReshape(ctx.Input(1).host, {k, n});
       y = ctx.Emit("dense", {a, ctx.Constant(HostTranspose(b, {1, 0}),
                                              SanitizeName(ctx.node().input(1)) + "_weights")});
     } else {
-      y = ctx.Emit("matmul", {a, reshape(ctx.Plain(1), {k, n})});
+      y = ctx.Emit("matmul", {a, ctx.Reshaped(ctx.Plain(1), {k, n})});
     }
   } else {
     int64_t batch_size = NumElements(batch);
     auto operand = [&](int i, const std::vector<int64_t>& own_batch, int64_t rows, int64_t cols) {
-      ValueId v = reshape(ctx.Plain(i), [&] {
+      ValueId v = ctx.Reshaped(ctx.Plain(i), [&] {
         Ints s = own_batch;
         s.push_back(rows);
         s.push_back(cols);
@@ -549,13 +545,13 @@ void ConvertMatMul(ImportContext& ctx) {
         full.push_back(cols);
         v = ctx.Emit("broadcast_to", {v}, {{"shape", full}});
       }
-      return reshape(v, {batch_size, rows, cols});
+      return ctx.Reshaped(v, {batch_size, rows, cols});
     };
     ValueId a = operand(0, batch_a, m, k);
     ValueId b = operand(1, batch_b, k, n);
     y = ctx.Emit("batch_matmul", {a, b});
   }
-  ctx.SetPlain(0, reshape(y, out_shape));
+  ctx.SetPlain(0, ctx.Reshaped(y, out_shape));
 }
 
 }  // namespace tirtune::graph::onnx_import

@@ -210,6 +210,11 @@ ValueId ImportContext::Constant(const NDArray& data, const std::string& name) {
   return graph_->AddConstant(graph_->FreshName(base), data);
 }
 
+ValueId ImportContext::Reshaped(ValueId v, const Ints& shape) {
+  if (graph_->value(v).type.shape == shape) return v;
+  return Emit("reshape", {v}, {{"shape", shape}});
+}
+
 void ImportContext::SetHost(int i, NDArray value) {
   host_bytes_ += value.nbytes();
   if (host_bytes_ > max_host_bytes_) {

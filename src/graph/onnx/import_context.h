@@ -110,6 +110,8 @@ class ImportContext {
                const std::string& name = "");
   /// A graph constant holding `data`, named `name` (default: after the node's output).
   ValueId Constant(const NDArray& data, const std::string& name = "");
+  /// `v` reshaped to `shape`; `v` itself when it already has that shape.
+  ValueId Reshaped(ValueId v, const Ints& shape);
   /// A float32 constant of shape [1] (FloatScalar).
   ValueId ScalarConstant(double value) { return Constant(FloatScalar(value)); }
 
