@@ -22,8 +22,11 @@ using tag = memory::format_tag;
 using Args = std::unordered_map<int, memory>;
 constexpr memory::data_type kF32 = memory::data_type::f32;
 
-void Sgemm(int64_t m, int64_t n, int64_t k, const float* a, const float* b, float* c) {
-  dnnl_status_t s = dnnl_sgemm('N', 'N', m, n, k, 1.0f, a, k, b, n, 0.0f, c, n);
+/// C[M,N] = A[M,K] B[K,N], or A W^T for a W stored [N,K] when `b_transposed` (a dense layer).
+void Sgemm(int64_t m, int64_t n, int64_t k, const float* a, const float* b, float* c,
+           bool b_transposed = false) {
+  dnnl_status_t s = b_transposed ? dnnl_sgemm('N', 'T', m, n, k, 1.0f, a, k, b, k, 0.0f, c, n)
+                                 : dnnl_sgemm('N', 'N', m, n, k, 1.0f, a, k, b, n, 0.0f, c, n);
   if (s != dnnl_success) {
     throw std::runtime_error(fmt::format("dnnl_sgemm failed: {}", dnnl_status2str(s)));
   }
@@ -56,6 +59,27 @@ BaselineRun Gemm(const std::vector<int64_t>& args, Tail) {
   r.flops = 2.0 * m * n * k;
   r.reduction_length = k;
   r.info = {{"primitive", "dnnl_sgemm"}};
+  return r;
+}
+
+/// dense: Y[M,N] = X[M,K] W[N,K]^T, dnnl_sgemm with B transposed.
+BaselineRun Dense(const std::vector<int64_t>& args, Tail) {
+  CheckArgs(args, 3, 3, "M,N,K");
+  int64_t m = args[0], n = args[1], k = args[2];
+  NDArray x = RandomArray({m, k}, 1), w = RandomArray({n, k}, 2);
+  NDArray y = NDArray::Empty({m, n}, DataType::Float(32));
+  BaselineRun r;
+  r.run = [=]() mutable {
+    Sgemm(m, n, k, x.data<float>(), w.data<float>(), y.data<float>(), /*b_transposed=*/true);
+  };
+  r.output = [y] { return y.data<float>(); };
+  r.output_size = m * n;
+  r.reference = [=](int64_t i) {
+    return Dot(x.data<float>() + i / n * k, 1, w.data<float>() + i % n * k, 1, k);
+  };
+  r.flops = 2.0 * m * n * k;
+  r.reduction_length = k;
+  r.info = {{"primitive", "dnnl_sgemm (B transposed)"}};
   return r;
 }
 
@@ -204,6 +228,7 @@ BaselineRun TransposeBatchMatmul(const std::vector<int64_t>& args, Tail tail) {
 std::vector<BaselineOperator> MatmulBaselines() {
   return {
       {"gemm", "M,N,K", Gemm, /*has_fused_tail=*/false},
+      {"dense", "M,N,K", Dense, /*has_fused_tail=*/false},
       {"batch_matmul", "B,N,M,K", BatchMatmul, /*has_fused_tail=*/false},
       {"mbg", "M,N,K", MatmulBiasGelu, /*has_fused_tail=*/true},
       {"tbg", "batch,seq,heads,dim", TransposeBatchMatmul, /*has_fused_tail=*/true},

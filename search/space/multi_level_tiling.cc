@@ -16,6 +16,12 @@
 // epilogues), then tiles and forks as above. A plain GEMM thus gives 3 design spaces; one whose
 // extents 16 does not divide (1023, 197) 3 more, padded first with pad_einsum to multiples of 16
 // (unless config.guarded_tiles is off).
+// When no spatial iterator can be vectorized (every one strides through some buffer, as the
+// output rows of a dense layer whose weight is [N, K]) or the ones that can are narrower than a
+// vector (a matrix times a vector), but a reduction iterator runs contiguously through the reads,
+// one more variant vectorizes the reduction: that loop is split into lanes, rfactor makes the
+// lanes a spatial axis of partial sums `<C>_rf[..., lane]` (tiled like the rest, the lanes
+// innermost), and the final reduction over the lanes runs under the tile levels.
 //
 // Before:                      After (tiles of i, j: 4 levels; of k: 2), write cache at level 2:
 //   for i, j, k:                 for i0, j0, i1, j1:
@@ -50,7 +56,8 @@ class MultiLevelTiling : public ScheduleRule {
   explicit MultiLevelTiling(const CpuSpaceConfig& config)
       : structure_(config.tiling_structure),
         max_innermost_factor_(config.max_innermost_factor),
-        guarded_tiles_(config.guarded_tiles) {
+        guarded_tiles_(config.guarded_tiles),
+        vector_bytes_(config.vector_bytes) {
     for (size_t l = 0; l < structure_.size(); ++l) {
       TT_ICHECK(structure_[l] == 'S' || structure_[l] == 'R',
                 "tiling structure '{}' has '{}'; only S and R are allowed", structure_,
@@ -86,11 +93,100 @@ class MultiLevelTiling : public ScheduleRule {
         }
       }
     }
+    // Step 4. Nothing spatial to vectorize along, a contiguous reduction: lanes of partial sums.
+    AddReductionLanes(sch, block, &out);
     if (out.empty()) out.push_back(sch);
     return out;
   }
 
  private:
+  // The reduction loop to vectorize into lanes, and how many lanes; nullopt when a spatial
+  // iterator of at least a vector's extent is contiguous in every access, or no reduction iterator
+  // is (used only as the last index of the reads, with coefficient 1, and a vector of lanes at
+  // least 4 divides its extent).
+  struct LaneChoice {
+    size_t iter = 0;
+    int64_t lanes = 0;
+  };
+  std::optional<LaneChoice> ChooseReductionLanes(const BlockNode* block) const {
+    if (block->writes.size() != 1) return std::nullopt;
+    const int64_t max_lanes = vector_bytes_ / block->writes[0].buffer->dtype.bytes();
+    // Whether iterator `var` is contiguous in `access`: absent, or only in its last index with
+    // coefficient 1; `in_last` tells whether it was there.
+    auto contiguous_in = [](const BufferRegion& access, const VarNode* var, bool* in_last) {
+      for (size_t d = 0; d < access.region.size(); ++d) {
+        std::optional<int64_t> coef = LinearCoefficient(access.region[d].min, var);
+        if (!coef) return false;
+        bool last = d + 1 == access.region.size();
+        if (*coef != 0 && (!last || *coef != 1)) return false;
+        if (last && *coef == 1) *in_last = true;
+      }
+      return true;
+    };
+    std::optional<LaneChoice> choice;
+    for (size_t i = 0; i < block->iter_vars.size(); ++i) {
+      const IterVar& iv = block->iter_vars[i];
+      const int64_t* extent = AsConstInt(iv.dom.extent);
+      if (extent == nullptr) return std::nullopt;
+      bool contiguous = true;
+      bool in_read = false;
+      bool in_write = false;
+      for (const BufferRegion& r : block->reads) contiguous &= contiguous_in(r, iv.var.get(), &in_read);
+      contiguous &= contiguous_in(block->writes[0], iv.var.get(), &in_write);
+      if (!contiguous) continue;
+      if (iv.kind == IterKind::kSpatial) {
+        if (in_write && *extent >= max_lanes) return std::nullopt;  // vectorizes as it is
+        continue;
+      }
+      if (!in_read || choice) continue;
+      for (int64_t lanes = max_lanes; lanes >= 4; lanes /= 2) {
+        if (*extent % lanes == 0) {
+          choice = LaneChoice{i, lanes};
+          break;
+        }
+      }
+    }
+    return choice;
+  }
+
+  void AddReductionLanes(const Schedule& sch, BlockRV block, std::vector<Schedule>* out) const {
+    std::optional<LaneChoice> choice = ChooseReductionLanes(sch.Get(block)->block.get());
+    if (!choice) return;
+    Schedule s = sch.Copy();
+    try {
+      // Step 1. The reduction loop split into (outer, lanes); the lanes become the last dimension
+      // of the partial sums.
+      std::vector<LoopRV> loops = s.GetLoops(block);
+      const size_t num_write_dims = s.Get(block)->block->writes[0].region.size();
+      std::vector<LoopRV> split = s.Split(loops[choice->iter], {std::monostate{}, choice->lanes});
+      BlockRV rf = s.RFactor(split[1], static_cast<int>(num_write_dims));
+      // Step 2. The partial-sum block tiled by the structure, its lane loop kept whole and
+      // innermost (so it is the one vectorized).
+      s.Annotate(rf, kAnnTilingStructure, structure_);
+      std::vector<std::vector<LoopRV>> tiles(structure_.size());
+      for (LoopRV loop : s.GetLoops(rf)) {
+        if (s.Get(loop) == s.Get(split[1])) continue;
+        const bool spatial = IterKindOfLoop(s.Get(loop)) == LoopIterKind::kSpatial;
+        const std::vector<size_t>& levels = spatial ? s_levels_ : r_levels_;
+        const int n = static_cast<int>(levels.size());
+        std::vector<ExprRV> factors = guarded_tiles_
+                                          ? s.SampleGuardedTile(loop, n, max_innermost_factor_)
+                                          : s.SamplePerfectTile(loop, n, max_innermost_factor_);
+        std::vector<LoopRV> parts =
+            s.Split(loop, std::vector<SplitFactor>(factors.begin(), factors.end()));
+        for (size_t j = 0; j < levels.size(); ++j) tiles[levels[j]].push_back(parts[j]);
+      }
+      std::vector<LoopRV> order;
+      for (const std::vector<LoopRV>& level : tiles) order.insert(order.end(), level.begin(), level.end());
+      order.push_back(split[1]);
+      s.Reorder(order);
+      // Step 3. The final reduction over the lanes under spatial tile level 0 or 1.
+      ComputeAtLevels(TiledState{std::move(s), std::move(tiles)}, block, out);
+    } catch (const ScheduleError&) {
+      // rfactor or the tiling refused (e.g. a second block under the loops)
+    }
+  }
+
   std::optional<TiledState> TileLoopNest(const Schedule& sch, BlockRV block) const {
     TiledState state{sch.Copy(), std::vector<std::vector<LoopRV>>(structure_.size())};
     Schedule& s = state.sch;
@@ -186,6 +282,7 @@ class MultiLevelTiling : public ScheduleRule {
   std::string structure_;
   int max_innermost_factor_;
   bool guarded_tiles_;
+  int vector_bytes_;
   // Positions of the S and R levels in the structure.
   std::vector<size_t> s_levels_;
   std::vector<size_t> r_levels_;

@@ -23,6 +23,27 @@ def gemm(A: Buffer((16, 8), float32), B: Buffer((8, 12), float32), C: Buffer((16
                         C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
 )";
 
+/// A dense layer, Y = X * W^T with W stored [N, K] as ONNX Gemm(transB=1) gives it: 2 x 6 x 32.
+/// No output axis runs contiguously through W, the reduction axis does.
+inline const char* kDense = R"(@prim_func
+def dense(X: Buffer((2, 32), float32), W: Buffer((6, 32), float32), Y: Buffer((2, 6), float32)):
+    with block("root"):
+        reads()
+        writes()
+        for i in range(2):
+            for j in range(6):
+                for k in range(32):
+                    with block("Y"):
+                        vi = axis.spatial(2, i)
+                        vj = axis.spatial(6, j)
+                        vk = axis.reduce(32, k)
+                        reads(X[vi, vk], W[vj, vk])
+                        writes(Y[vi, vj])
+                        with init():
+                            Y[vi, vj] = 0.0
+                        Y[vi, vj] = Y[vi, vj] + X[vi, vk] * W[vj, vk]
+)";
+
 /// T = A * B, then D = max(T + bias, 0): an add AutoInline folds into the ReLU, which
 /// MultiLevelTiling then uses as the write-back stage.
 inline const char* kGemmBiasRelu = R"(@prim_func

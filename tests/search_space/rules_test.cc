@@ -156,6 +156,32 @@ TEST(MultiLevelTiling, FusesAnExactBiasAddEpilogueAsMoreVariants) {
   EXPECT_TRUE(HasInstruction(out[3].trace(), "FuseReductionEpilogue"));
 }
 
+TEST(MultiLevelTiling, VectorizesADenseLayersReductionIntoLanesOfPartialSums) {
+  PrimFunc f = Parse(testing::kDense);
+  CpuSpaceConfig config = TestConfig();  // 64-byte vectors: 16 float lanes
+  std::vector<Schedule> out = ApplyRule(*MakeMultiLevelTiling(config), f, "Y");
+  // Three tiled variants as for a GEMM, then the lanes variant with the final reduction under
+  // either spatial tile level.
+  ASSERT_EQ(out.size(), 5u);
+  for (size_t v = 3; v < out.size(); ++v) {
+    const Schedule& sch = out[v];
+    const BlockNode* rf = FindBlock(sch.func(), "Y_rf");
+    ASSERT_NE(rf, nullptr);
+    EXPECT_EQ(rf->writes[0].buffer->shape.size(), 3u);  // [i, j, lane]
+    EXPECT_EQ(*AsConstInt(rf->writes[0].buffer->shape[2]), 16);
+    EXPECT_EQ(LoopDepth(sch.func(), "Y_rf"), 4u + 4u + 2u + 1u);  // the lane loop innermost
+    EXPECT_EQ(CompareOutputs(f, sch.func()), "");
+  }
+  EXPECT_EQ(LoopDepth(out[3].func(), "Y"), 2u + 2u + 1u);
+  EXPECT_EQ(LoopDepth(out[4].func(), "Y"), 4u + 2u + 1u);
+  // Narrower vectors: 8 lanes where a vector is 32 bytes; none where a spatial axis vectorizes.
+  config.vector_bytes = 32;
+  out = ApplyRule(*MakeMultiLevelTiling(config), f, "Y");
+  ASSERT_EQ(out.size(), 5u);
+  EXPECT_EQ(*AsConstInt(FindBlock(out[3].func(), "Y_rf")->writes[0].buffer->shape[2]), 8);
+  EXPECT_EQ(ApplyRule(*MakeMultiLevelTiling(TestConfig()), Parse(testing::kGemm), "C").size(), 3u);
+}
+
 TEST(MultiLevelTiling, SkipsAReductionWithoutDataReuse) {
   PrimFunc f = Parse(testing::kNorm);
   std::vector<Schedule> out = ApplyRule(*MakeMultiLevelTiling(TestConfig()), f, "S");
