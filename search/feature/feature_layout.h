@@ -1,6 +1,6 @@
 // Where each group of the per-store feature row lives (private to search/feature/): the column
 // offsets that the extractor writes and FeatureNames() names. The layout follows Ansor's 164
-// columns, with 8 register-block columns and 8 size-share columns after them; docs of each column
+// columns, with 8 register-block columns, 4 access-shape columns and 8 size-share columns after them; docs of each column
 // are in feature_names.cc.
 #pragma once
 
@@ -48,9 +48,14 @@ constexpr size_t kOuter = kAlloc + 4;
 constexpr size_t kRegisterBlock = kOuter + 3;
 constexpr size_t kRegisterBlockWidth = 8;
 
+/// The shape of the store's accesses (WriteAccessShape in per_store_feature.cc): gathered
+/// loads, the guards around it, and whether it only copies (a padding stage, a write-back).
+constexpr size_t kAccessShape = kRegisterBlock + kRegisterBlockWidth;
+constexpr size_t kAccessShapeWidth = 4;
+
 /// Size shares: columns of kShareSources again, relative to the candidate's float operations
 /// (filled once all rows are known, FillSizeShares in per_store_feature.cc).
-constexpr size_t kShares = kRegisterBlock + kRegisterBlockWidth;
+constexpr size_t kShares = kAccessShape + kAccessShapeWidth;
 constexpr size_t kNumShares = 8;
 constexpr size_t kEnd = kShares + kNumShares;
 

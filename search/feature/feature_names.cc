@@ -19,6 +19,12 @@
 //    does not move the stored element (`reuse`): its size in elements (lanes included), its
 //    number of loops of extent > 1, the extents of its three innermost such loops, the extent of
 //    `reuse`, the block without its innermost loop, outer_prod over the block's size;
+//  - gathered_loads, guard_num, guard_inner_iters, copy_iters: the loads of a vector access
+//    (vector lanes or a vectorized loop) that stride by more than one element (gathers), weighted
+//    by their executions; how many conditions guard the store (a guarded tile's partial copy)
+//    and the loop iterations inside the innermost one; for a store that only copies (its value a
+//    load, or a select of a load and a constant: a padding stage, a write-back) its iterations
+//    (lanes included), 0 otherwise;
 //  - share_* (8): outer_prod, float_mad, float_addsub, select, B0_bytes, B0_lines, B1_lines and
 //    B2_lines again, each as log2(1 + x) - log2(1 + the function's float operations, or all its
 //    operations without any) + 64 (0 stays 0): how the schedule spends the work, apart from how
@@ -97,7 +103,11 @@ std::vector<std::string> MakeFeatureNames() {
         "regblock_inner_2", "regblock_reuse_len", "regblock_outer_elems", "regblock_outer_iters"}) {
     names.push_back(name);
   }
-  // Step 7. Size shares, named after their sources.
+  // Step 7. The shape of the accesses.
+  for (const char* name : {"gathered_loads", "guard_num", "guard_inner_iters", "copy_iters"}) {
+    names.push_back(name);
+  }
+  // Step 8. Size shares, named after their sources.
   for (size_t source : kShareSources) names.push_back("share_" + names[source]);
   TT_ICHECK(names.size() == FeatureMatrix::kNumFeatures, "{} feature names for {} columns",
             names.size(), FeatureMatrix::kNumFeatures);

@@ -369,9 +369,46 @@ class PerStoreFeatureExtractor {
       row[kAlloc + 3] = static_cast<float>(Slog(outer_prod / alloc->second));
     }
     WriteRegisterBlock(write, extents, lanes, outer_prod, row + kRegisterBlock);
+    // Step 7. Gathers, guards and copies.
+    std::optional<size_t> vector_loop;
+    for (size_t k = 0; k < n; ++k) {
+      const ForNode* loop = loops_[k].node;
+      if (loop != nullptr && (loop->for_kind == ForKind::kVectorized ||
+                              loop->annotations.count("pragma_vectorize") > 0)) {
+        vector_loop = k;
+      }
+    }
+    WriteAccessShape(store, accesses, vector_loop, outer_prod, row + kAccessShape);
     row[kOuter + 0] = static_cast<float>(Slog(outer_prod));
     row[kOuter + 1] = static_cast<float>(Slog(static_cast<double>(n)));
     row[kOuter + 2] = static_cast<float>(Slog(static_cast<double>(max_unroll_step)));
+  }
+
+  // The access-shape columns of a store (feature_names.cc says what each means).
+  void WriteAccessShape(const BufferStoreNode* store, const std::vector<BufferAccess>& accesses,
+                        std::optional<size_t> vector_loop, double outer_prod, float* out) const {
+    double gathered = 0;
+    for (size_t a = 1; a < accesses.size(); ++a) {
+      const BufferAccess& load = accesses[a];
+      double stride = load.lanes > 1 ? load.lane_stride : vector_loop ? load.coef[*vector_loop] : 0;
+      if (std::fabs(stride) > 1) gathered += outer_prod;
+    }
+    out[0] = static_cast<float>(Slog(gathered));
+    if (!conditions_.empty()) {
+      out[1] = static_cast<float>(Slog(static_cast<double>(conditions_.size())));
+      out[2] = static_cast<float>(Slog(LoopProduct(conditions_.back().second, loops_.size())));
+    }
+    const ExprNode* value = store->value.get();
+    if (value->kind() == NodeKind::kSelect) {
+      const auto* select = static_cast<const SelectNode*>(value);
+      NodeKind f = select->f->kind();
+      if (f == NodeKind::kFloatImm || f == NodeKind::kIntImm || f == NodeKind::kBroadcast) {
+        value = select->t.get();
+      }
+    }
+    if (value->kind() == NodeKind::kBufferLoad) {
+      out[3] = static_cast<float>(Slog(outer_prod * store->value.dtype().lanes()));
+    }
   }
 
   // The size shares of every row: each source column (log2(1 + x)) less log2(1 + the float

@@ -125,6 +125,33 @@ def scale(A: Buffer((1024,), float32), B: Buffer((1024,), float32)):
   EXPECT_FLOAT_EQ(Column(f, 0, "B0_stride"), Slog(1));
 }
 
+TEST(ExtractFeatures, GatheredLoadsGuardsAndCopiesHaveColumnsOfTheirOwn) {
+  FeatureMatrix f = ExtractFeatures(ParsePrimFunc(R"(@prim_func
+def shapes(A: Buffer((1024,), float32), B: Buffer((128,), float32), C: Buffer((130,), float32)):
+    for i in range(16):
+        B[ramp(i * 8, 1, 8)] = A[ramp(i * 64, 8, 8)] * broadcast(2.0, 8)
+    for i in range(13):
+        for j in range(10):
+            if i * 10 + j < 128:
+                C[i * 10 + j] = B[i * 10 + j]
+            else:
+                C[i * 10 + j] = 0.0
+)"));
+  ASSERT_EQ(f.rows, 3u);
+  // Row 0: a vector store whose load strides by 8 elements per lane: 16 gathers, no guard, no copy.
+  EXPECT_FLOAT_EQ(Column(f, 0, "gathered_loads"), Slog(16));
+  EXPECT_FLOAT_EQ(Column(f, 0, "guard_num"), 0);
+  EXPECT_FLOAT_EQ(Column(f, 0, "copy_iters"), 0);
+  // Row 1: the guarded copy, one condition with no loop inside it.
+  EXPECT_FLOAT_EQ(Column(f, 1, "gathered_loads"), 0);
+  EXPECT_FLOAT_EQ(Column(f, 1, "guard_num"), Slog(1));
+  EXPECT_FLOAT_EQ(Column(f, 1, "guard_inner_iters"), Slog(1));
+  EXPECT_FLOAT_EQ(Column(f, 1, "copy_iters"), Slog(130));
+  // Row 2: the padding's zeros are a store of a constant, not a copy.
+  EXPECT_FLOAT_EQ(Column(f, 2, "copy_iters"), 0);
+  EXPECT_FLOAT_EQ(Column(f, 2, "guard_num"), Slog(1));
+}
+
 TEST(ExtractFeatures, SiblingStoresDifferingInOffsetsAreOneRowInAnUnrolledLoop) {
   // What UnrollLoops leaves of `for c in unroll(4): B[i * 4 + c] = A[i * 4 + c]`.
   FeatureMatrix f = ExtractFeatures(ParsePrimFunc(R"(@prim_func

@@ -22,7 +22,7 @@ struct FeatureMatrix {
   std::vector<float> data;
   const float* row(size_t r) const { return data.data() + r * kNumFeatures; }
 
-  static constexpr size_t kNumFeatures = 182;
+  static constexpr size_t kNumFeatures = 186;
 };
 
 /// Features of `lowered` (a function in the lowered form, see tirtune/lower/lower.h). Never
