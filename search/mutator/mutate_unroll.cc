@@ -1,5 +1,5 @@
-// MutateUnroll: resamples the SampleCategorical whose value the auto-unroll annotation
-// (meta_schedule.unroll_explicit) takes, picking another candidate with non-zero probability, in
+// MutateUnroll: resamples a SampleCategorical whose value the auto-unroll annotation
+// (meta_schedule.unroll_explicit) or a sampled vectorized extent (meta_schedule.vectorize) takes, picking another candidate with non-zero probability, in
 // proportion to the probabilities (ResampleCategorical, shared with MutateThreadBinding).
 //
 // Before: e3 = SampleCategorical(candidates=[0, 16, 64, 512], ...)  # decision 1 (16 steps)
@@ -17,12 +17,13 @@ class MutateUnroll : public Mutator {
 
   std::optional<Trace> Apply(const PrimFunc&, const Trace& input, RandomEngine& rng) override {
     Trace trace = input.Simplified(/*remove_postproc=*/true);
-    // Step 1. The categorical samples that feed an unroll annotation.
+    // Step 1. The categorical samples that feed an unroll or vectorize annotation.
     std::vector<size_t> candidates;
     const std::vector<Instruction>& insts = trace.insts();
     for (size_t i = 0; i < insts.size(); ++i) {
+      const std::string key = insts[i].attrs.value("key", "");
       if (insts[i].kind->name != "Annotate" || insts[i].inputs.size() < 2 ||
-          insts[i].attrs.value("key", "") != kAnnUnrollExplicit) {
+          (key != kAnnUnrollExplicit && key != kAnnVectorize)) {
         continue;
       }
       const RVRef& value = std::get<RVRef>(insts[i].inputs[1]);

@@ -153,6 +153,22 @@ bool IsZeroPadding(const BlockNode* block) {
   return !LoadsFromBuffer(select->cond);
 }
 
+bool HasStridedRead(const BlockNode* block) {
+  if (block->writes.empty() || block->writes[0].region.empty()) return false;
+  const Expr& write_last = block->writes[0].region.back().min;
+  for (const IterVar& iv : block->iter_vars) {
+    if (LinearCoefficient(write_last, iv.var.get()) != 1) continue;
+    for (const BufferRegion& read : block->reads) {
+      for (size_t d = 0; d < read.region.size(); ++d) {
+        std::optional<int64_t> coef = LinearCoefficient(read.region[d].min, iv.var.get());
+        const bool last = d + 1 == read.region.size();
+        if (!coef || (last ? *coef != 0 && *coef != 1 : *coef != 0)) return true;
+      }
+    }
+  }
+  return false;
+}
+
 std::optional<ReadWritePattern> AnalyzeReadWrite(const BufferRegion& read,
                                                  const BufferRegion& write) {
   // Step 1. Each write index is an iterator; remember its dimension.

@@ -49,6 +49,11 @@ bool HasConsumer(const ScheduleState& state, const BlockRealizeNode* realize);
 bool IsTiled(const BlockNode* block);
 /// The block stores `select(inside, a load, 0)` with a test on indices only: a zero padding.
 bool IsZeroPadding(const BlockNode* block);
+/// Some read of the block strides or gathers along an iterator that the block's first write runs
+/// through contiguously (its last index, coefficient 1): the read uses it with a coefficient
+/// other than 1 in its last index, in another index (a transpose), or non-linearly (a division,
+/// an index loaded from memory).
+bool HasStridedRead(const BlockNode* block);
 
 /// How the indices of `read` relate to those of `write` when every write index is a block
 /// iterator: each read index is a constant or `iterator + constant`. Injective: no write

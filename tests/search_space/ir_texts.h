@@ -23,6 +23,21 @@ def gemm(A: Buffer((16, 8), float32), B: Buffer((8, 12), float32), C: Buffer((16
                         C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
 )";
 
+/// A strided stencil, B[i] = A[2i] + A[2i + 1]: the reads stride by two along the axis the write
+/// runs through contiguously.
+inline const char* kStridedStencil = R"(@prim_func
+def strided(A: Buffer((64,), float32), B: Buffer((32,), float32)):
+    with block("root"):
+        reads()
+        writes()
+        for i in range(32):
+            with block("B"):
+                vi = axis.spatial(32, i)
+                reads(A[vi * 2], A[vi * 2 + 1])
+                writes(B[vi])
+                B[vi] = A[vi * 2] + A[vi * 2 + 1]
+)";
+
 /// A dense layer, Y = X * W^T with W stored [N, K] as ONNX Gemm(transB=1) gives it: 2 x 6 x 32.
 /// No output axis runs contiguously through W, the reduction axis does.
 inline const char* kDense = R"(@prim_func

@@ -94,6 +94,26 @@ TEST(MutateUnroll, FindsNothingInASpatialFunction) {
   EXPECT_FALSE(MakeMutateUnroll()->Apply(f, Sample(f, 0, 1).trace(), rng).has_value());
 }
 
+TEST(MutateUnroll, ResamplesTheVectorWidthOfAStridedFunction) {
+  PrimFunc f = Parse(testing::kStridedStencil);
+  Schedule sch = Sample(f, 0, 3);
+  RandomEngine rng(2);
+  std::optional<Trace> mutated = MakeMutateUnroll()->Apply(f, sch.trace(), rng);
+  ASSERT_TRUE(mutated.has_value());
+  std::vector<size_t> before = Find(sch.trace(), "SampleCategorical");
+  std::vector<size_t> after = Find(*mutated, "SampleCategorical");
+  ASSERT_EQ(before.size(), 1u);
+  ASSERT_EQ(after.size(), 1u);
+  EXPECT_NE(sch.trace().insts()[before[0]].decision, mutated->insts()[after[0]].decision);
+  // Every width replays to the same outputs.
+  for (int64_t width = 0; width < 3; ++width) {
+    std::optional<Schedule> replayed = SpaceGenerator::DefaultCpu(TestConfig())
+                                           .ReplayAndPostprocess(f, mutated->WithDecision(after[0], width), 1);
+    ASSERT_TRUE(replayed.has_value());
+    EXPECT_EQ(CompareOutputs(f, replayed->func()), "");
+  }
+}
+
 // ---- MutateComputeLocation.
 
 TEST(MutateComputeLocation, MovesAProducerToAnotherAvailableLocation) {

@@ -211,6 +211,22 @@ TEST(ParallelizeVectorizeUnroll, AnnotatesTheRootWithASampledUnrollStep) {
             *AsConstInt(ann.at(kAnnUnrollExplicit)));
 }
 
+TEST(ParallelizeVectorizeUnroll, SamplesTheVectorWidthWhereAReadStrides) {
+  PrimFunc f = Parse(testing::kStridedStencil);
+  std::vector<Schedule> out = ApplyRule(*MakeParallelizeVectorizeUnroll(TestConfig()), f, "root");
+  ASSERT_EQ(out.size(), 1u);
+  const Instruction* sample = nullptr;
+  for (const Instruction& inst : out[0].trace().insts()) {
+    if (inst.kind->name == "SampleCategorical") sample = &inst;
+  }
+  ASSERT_NE(sample, nullptr);  // a spatial function: the only sample is the vector width
+  EXPECT_EQ(sample->attrs.at("candidates").get<std::vector<int64_t>>(),
+            (std::vector<int64_t>{0, 8, 64}));  // none, half a 64-byte vector of floats, all
+  const Annotations& ann = FindBlock(out[0].func(), "root")->annotations;
+  EXPECT_EQ(*AsConstInt(ann.at(kAnnVectorize)),
+            (std::vector<int64_t>{0, 8, 64}).at(sample->decision.get<int64_t>()));
+}
+
 TEST(ParallelizeVectorizeUnroll, SamplesNoUnrollForASpatialFunction) {
   PrimFunc f = Parse(testing::kTwoStage);
   std::vector<Schedule> out = ApplyRule(*MakeParallelizeVectorizeUnroll(TestConfig()), f, "root");
