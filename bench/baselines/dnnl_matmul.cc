@@ -44,44 +44,31 @@ double Gelu(double x) { return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0))); }
 /// What a primitive chose, for the JSON line.
 std::string ImplOf(const dnnl::primitive_desc& pd) { return pd.impl_info_str(); }
 
-BaselineRun Gemm(const std::vector<int64_t>& args, Tail) {
+/// gemm: C[M,N] = A[M,K] B[K,N]; or dense (`b_transposed`): Y[M,N] = X[M,K] W[N,K]^T.
+BaselineRun MatrixProduct(const std::vector<int64_t>& args, bool b_transposed) {
   CheckArgs(args, 3, 3, "M,N,K");
   int64_t m = args[0], n = args[1], k = args[2];
-  NDArray a = RandomArray({m, k}, 1), b = RandomArray({k, n}, 2);
+  NDArray a = RandomArray({m, k}, 1);
+  NDArray b = b_transposed ? RandomArray({n, k}, 2) : RandomArray({k, n}, 2);
   NDArray c = NDArray::Empty({m, n}, DataType::Float(32));
   BaselineRun r;
-  r.run = [=]() mutable { Sgemm(m, n, k, a.data<float>(), b.data<float>(), c.data<float>()); };
+  r.run = [=]() mutable {
+    Sgemm(m, n, k, a.data<float>(), b.data<float>(), c.data<float>(), b_transposed);
+  };
   r.output = [c] { return c.data<float>(); };
   r.output_size = m * n;
   r.reference = [=](int64_t i) {
-    return Dot(a.data<float>() + i / n * k, 1, b.data<float>() + i % n, n, k);
+    const float* column = b.data<float>() + (b_transposed ? i % n * k : i % n);
+    return Dot(a.data<float>() + i / n * k, 1, column, b_transposed ? 1 : n, k);
   };
   r.flops = 2.0 * m * n * k;
   r.reduction_length = k;
-  r.info = {{"primitive", "dnnl_sgemm"}};
+  r.info = {{"primitive", b_transposed ? "dnnl_sgemm (B transposed)" : "dnnl_sgemm"}};
   return r;
 }
 
-/// dense: Y[M,N] = X[M,K] W[N,K]^T, dnnl_sgemm with B transposed.
-BaselineRun Dense(const std::vector<int64_t>& args, Tail) {
-  CheckArgs(args, 3, 3, "M,N,K");
-  int64_t m = args[0], n = args[1], k = args[2];
-  NDArray x = RandomArray({m, k}, 1), w = RandomArray({n, k}, 2);
-  NDArray y = NDArray::Empty({m, n}, DataType::Float(32));
-  BaselineRun r;
-  r.run = [=]() mutable {
-    Sgemm(m, n, k, x.data<float>(), w.data<float>(), y.data<float>(), /*b_transposed=*/true);
-  };
-  r.output = [y] { return y.data<float>(); };
-  r.output_size = m * n;
-  r.reference = [=](int64_t i) {
-    return Dot(x.data<float>() + i / n * k, 1, w.data<float>() + i % n * k, 1, k);
-  };
-  r.flops = 2.0 * m * n * k;
-  r.reduction_length = k;
-  r.info = {{"primitive", "dnnl_sgemm (B transposed)"}};
-  return r;
-}
+BaselineRun Gemm(const std::vector<int64_t>& args, Tail) { return MatrixProduct(args, false); }
+BaselineRun Dense(const std::vector<int64_t>& args, Tail) { return MatrixProduct(args, true); }
 
 BaselineRun BatchMatmul(const std::vector<int64_t>& args, Tail) {
   CheckArgs(args, 4, 4, "B,N,M,K");

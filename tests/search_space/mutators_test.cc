@@ -71,19 +71,26 @@ TEST(MutateTileSize, FindsNothingWithoutTiles) {
 
 // ---- MutateUnroll.
 
-TEST(MutateUnroll, ResamplesAnotherUnrollStep) {
-  PrimFunc f = Parse(testing::kGemm);
+// MutateUnroll once over a sample of `f` whose trace has one SampleCategorical; the mutated trace
+// and that instruction's index in it, after checking that its decision changed.
+std::pair<Trace, size_t> MutateTheOnlyCategorical(const PrimFunc& f) {
   Schedule sch = Sample(f, 0, 3);
   RandomEngine rng(2);
   std::optional<Trace> mutated = MakeMutateUnroll()->Apply(f, sch.trace(), rng);
-  ASSERT_TRUE(mutated.has_value());
+  TT_ICHECK(mutated.has_value(), "MutateUnroll found nothing to mutate");
   std::vector<size_t> before = Find(sch.trace(), "SampleCategorical");
   std::vector<size_t> after = Find(*mutated, "SampleCategorical");
-  ASSERT_EQ(before.size(), 1u);
-  ASSERT_EQ(after.size(), 1u);
+  TT_ICHECK(before.size() == 1 && after.size() == 1, "{} and {} categorical samples", before.size(),
+            after.size());
   EXPECT_NE(sch.trace().insts()[before[0]].decision, mutated->insts()[after[0]].decision);
+  return {*mutated, after[0]};
+}
+
+TEST(MutateUnroll, ResamplesAnotherUnrollStep) {
+  PrimFunc f = Parse(testing::kGemm);
+  Trace mutated = MutateTheOnlyCategorical(f).first;
   std::optional<Schedule> replayed =
-      SpaceGenerator::DefaultCpu(TestConfig()).ReplayAndPostprocess(f, *mutated, 1);
+      SpaceGenerator::DefaultCpu(TestConfig()).ReplayAndPostprocess(f, mutated, 1);
   ASSERT_TRUE(replayed.has_value());
   EXPECT_EQ(CompareOutputs(f, replayed->func()), "");
 }
@@ -96,19 +103,12 @@ TEST(MutateUnroll, FindsNothingInASpatialFunction) {
 
 TEST(MutateUnroll, ResamplesTheVectorWidthOfAStridedFunction) {
   PrimFunc f = Parse(testing::kStridedStencil);
-  Schedule sch = Sample(f, 0, 3);
-  RandomEngine rng(2);
-  std::optional<Trace> mutated = MakeMutateUnroll()->Apply(f, sch.trace(), rng);
-  ASSERT_TRUE(mutated.has_value());
-  std::vector<size_t> before = Find(sch.trace(), "SampleCategorical");
-  std::vector<size_t> after = Find(*mutated, "SampleCategorical");
-  ASSERT_EQ(before.size(), 1u);
-  ASSERT_EQ(after.size(), 1u);
-  EXPECT_NE(sch.trace().insts()[before[0]].decision, mutated->insts()[after[0]].decision);
+  auto [mutated, index] = MutateTheOnlyCategorical(f);
   // Every width replays to the same outputs.
   for (int64_t width = 0; width < 3; ++width) {
-    std::optional<Schedule> replayed = SpaceGenerator::DefaultCpu(TestConfig())
-                                           .ReplayAndPostprocess(f, mutated->WithDecision(after[0], width), 1);
+    std::optional<Schedule> replayed =
+        SpaceGenerator::DefaultCpu(TestConfig())
+            .ReplayAndPostprocess(f, mutated.WithDecision(index, width), 1);
     ASSERT_TRUE(replayed.has_value());
     EXPECT_EQ(CompareOutputs(f, replayed->func()), "");
   }
