@@ -5,8 +5,10 @@
 
 #include <chrono>
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "tirtune/runtime/cuda_driver.h"
+#include "tirtune/schedule/json_text.h"
 
 namespace tirtune {
 namespace {
@@ -48,16 +50,38 @@ TimerConfig TuningTimerConfig() {
   return config;
 }
 
+namespace {
+
+// Gives the parameters the values `library` (a composite's description) states for its
+// arguments, argument i being parameter i: a library's kernel may depend on them.
+void UseStatedValues(const std::string& library, std::vector<ArgSpec>* args) {
+  if (library.empty()) return;
+  nlohmann::json doc = ParseJsonText(library, "a task's library composite");
+  try {
+    const nlohmann::json& list = doc.at("args");
+    for (size_t i = 0; i < list.size() && i < args->size(); ++i) {
+      auto value = list[i].find("value");
+      if (value != list[i].end()) (*args)[i].values = value->get<std::vector<double>>();
+    }
+  } catch (const nlohmann::json::exception& e) {
+    TT_USER_ERROR("a task's library composite: {}", e.what());
+  }
+}
+
+}  // namespace
+
 MeasureTask MakeMeasureTask(const PrimFunc& original, const Target& target, uint64_t seed,
-                            const ReferenceConfig& reference) {
+                            const ReferenceConfig& reference, const std::string& library) {
   MeasureTask task;
   task.original = original;
   task.target = target;
   task.seed = seed;
   task.args = ArgSpecsOf(original);
+  task.library = library;
+  UseStatedValues(library, &task.args);
   task.reduction_length = LongestReduction(original);
   // A GPU candidate is checked against numbers computed on this host's CPU.
-  Reference ref = ComputeReference(original, seed, target.HostTarget(), reference);
+  Reference ref = ComputeReference(original, seed, target.HostTarget(), reference, task.args);
   task.expected = std::move(ref.expected);
   task.reference_source = std::move(ref.source);
   return task;

@@ -70,9 +70,10 @@ PrimFunc ParallelOuterLoops(const PrimFunc& original) {
 }  // namespace
 
 Reference ComputeReference(const PrimFunc& original, uint64_t seed, const Target& target,
-                           const ReferenceConfig& config) {
+                           const ReferenceConfig& config, const std::vector<ArgSpec>& args) {
   Reference ref;
   ref.expected = MakeRandomArgs(original, seed);
+  FillStatedValues(args, ref.expected);
   if (EstimateFlops(original) < config.interpret_below_flops) {
     Interpret(original, ref.expected);
     ref.source = "interpreter";
@@ -87,7 +88,7 @@ Reference ComputeReference(const PrimFunc& original, uint64_t seed, const Target
     c.object = EmitObject(lowered, target);
     c.func_name = lowered->name;
     c.target = target.str();
-    c.args = ArgSpecsOf(original);
+    c.args = args.empty() ? ArgSpecsOf(original) : args;
     c.seed = seed;
     c.return_outputs = true;
     MeasureResult r = pool.MeasureOne(c);

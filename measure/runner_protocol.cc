@@ -14,8 +14,9 @@
 namespace tirtune {
 namespace {
 
-// Version 2 added return_outputs and outputs, version 3 `library`; reply version 3 `restart`.
-constexpr uint32_t kRequestMagic = 0x54525133;  // "TRQ3"
+// Version 2 added return_outputs and outputs, version 3 `library`, version 4 the args' stated
+// values; reply version 3 `restart`.
+constexpr uint32_t kRequestMagic = 0x54525134;  // "TRQ4"
 constexpr uint32_t kReplyMagic = 0x54525033;    // "TRP3"
 
 using Writer = ByteWriter;
@@ -67,6 +68,19 @@ std::vector<NDArray> ReadArrays(Reader& r) {
 
 }  // namespace
 
+void FillStatedValues(const std::vector<ArgSpec>& specs, std::vector<NDArray>& args) {
+  for (size_t i = 0; i < specs.size() && i < args.size(); ++i) {
+    const std::vector<double>& values = specs[i].values;
+    if (values.empty()) continue;
+    if (static_cast<int64_t>(values.size()) != args[i].size()) {
+      TT_USER_ERROR("parameter '{}' states {} values for {} elements", specs[i].name, values.size(),
+                    args[i].size());
+    }
+    for (size_t e = 0; e < values.size(); ++e)
+      args[i].SetDouble(static_cast<int64_t>(e), values[e]);
+  }
+}
+
 std::string SerializeRequest(const RunRequest& request) {
   Writer w;
   w.Pod(kRequestMagic);
@@ -78,6 +92,8 @@ std::string SerializeRequest(const RunRequest& request) {
     w.String(a.name);
     w.Shape(a.shape);
     w.String(a.dtype.str());
+    w.Pod<uint32_t>(static_cast<uint32_t>(a.values.size()));
+    for (double v : a.values) w.Pod<double>(v);
   }
   w.Pod<uint64_t>(request.seed);
   w.Pod<int32_t>(request.timer.warmup);
@@ -105,6 +121,8 @@ RunRequest DeserializeRequest(const std::string& payload) {
     a.name = r.String();
     a.shape = r.Shape();
     a.dtype = r.Type();
+    uint32_t nvalues = r.Pod<uint32_t>();
+    for (uint32_t v = 0; v < nvalues; ++v) a.values.push_back(r.Pod<double>());
     request.args.push_back(std::move(a));
   }
   request.seed = r.Pod<uint64_t>();

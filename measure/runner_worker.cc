@@ -65,19 +65,21 @@ std::vector<NDArray> SeededArgs(const RunRequest& request) {
     if (last.seed != request.seed || last.specs.size() != request.args.size()) return false;
     for (size_t i = 0; i < request.args.size(); ++i) {
       const ArgSpec &a = last.specs[i], &b = request.args[i];
-      if (a.shape != b.shape || a.dtype != b.dtype) return false;
+      if (a.shape != b.shape || a.dtype != b.dtype || a.values != b.values) return false;
     }
     return true;
   };
   if (last.args.empty() || !same()) {
-    last = Drawn{request.seed, request.args, {}};
+    std::vector<NDArray> drawn;
     for (size_t i = 0; i < request.args.size(); ++i) {
       const ArgSpec& spec = request.args[i];
       NDArray a = NDArray::Empty(spec.shape, spec.dtype);
       RandomRange range = RandomRangeFor(spec.dtype);
       a.FillRandom(request.seed + i, range.lo, range.hi);
-      last.args.push_back(std::move(a));
+      drawn.push_back(std::move(a));
     }
+    FillStatedValues(request.args, drawn);  // throws before anything is kept
+    last = Drawn{request.seed, request.args, std::move(drawn)};
   }
   std::vector<NDArray> args;
   for (const NDArray& a : last.args) args.push_back(a.Copy());

@@ -278,8 +278,7 @@ ReplayedRecords SetUpTasks(TuneRun& run, const std::vector<TuneTask>& tasks,
     ReferenceConfig reference;
     reference.stop = options.stop;
     try {
-      s.measure = MakeMeasureTask(s.func, options.target, options.seed, reference);
-      s.measure.library = s.library;
+      s.measure = MakeMeasureTask(s.func, options.target, options.seed, reference, s.library);
     } catch (const Interrupted&) {
       run.out.interrupted = true;
       break;

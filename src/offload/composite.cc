@@ -1,7 +1,9 @@
 // Composites standing alone and their JSON form (library.h).
 //
 //   {"composite": "dnnl.conv2d", "codegen": "dnnl", "name": "relu",
-//    "args": [{"name": "x", "dtype": "float32", "shape": [1, 8, 8, 6], "constant": false}, ...],
+//    "args": [{"name": "x", "dtype": "float32", "shape": [1, 8, 8, 6], "constant": false},
+//             {"name": "c", "dtype": "float32", "shape": [], "constant": true, "value": [1.5]},
+//             ...],
 //    "ops": [{"name": "conv", "op": "conv2d", "attrs": {"pad": 1}, "args": [0, 1]},
 //            {"name": "relu", "op": "relu", "attrs": {}, "args": [3]}]}
 //
@@ -16,6 +18,9 @@
 
 namespace tirtune::offload {
 namespace {
+
+// Constants of at most this many elements have their values in the description.
+constexpr int64_t kStatedValueLimit = 16;
 
 using graph::Call;
 using graph::CallKind;
@@ -97,10 +102,18 @@ std::string CompositeToJson(const Graph& standalone) {
   nlohmann::json args = nlohmann::json::array();
   for (ValueId a : call.args) {
     const graph::Value& v = standalone.value(a);
-    args.push_back({{"name", v.name},
-                    {"dtype", v.type.dtype.str()},
-                    {"shape", v.type.shape},
-                    {"constant", v.kind == graph::ValueKind::kConstant}});
+    nlohmann::json arg = {{"name", v.name},
+                          {"dtype", v.type.dtype.str()},
+                          {"shape", v.type.shape},
+                          {"constant", v.kind == graph::ValueKind::kConstant}};
+    // A small constant's value: the library's kernel may depend on it (a GELU written out
+    // divides by sqrt(2)), so it is measured with it (MakeMeasureTask).
+    if (v.kind == graph::ValueKind::kConstant && v.data.size() <= kStatedValueLimit) {
+      std::vector<double> values;
+      for (int64_t i = 0; i < v.data.size(); ++i) values.push_back(v.data.GetDouble(i));
+      arg["value"] = values;
+    }
+    args.push_back(std::move(arg));
   }
   const Graph& body = *call.body;
   std::map<ValueId, int> index;

@@ -42,6 +42,43 @@ TEST(Measurer, TheReferenceOfASmallTaskIsTheInterpreterAndCoversOnlyOutputs) {
   EXPECT_TRUE(task.expected[2].defined());
 }
 
+// A library composite that states a small constant's value (a GELU's sqrt(2)): the reference,
+// interpreted or compiled, divides by that value, not by a random number, and so does every run.
+TEST(Measurer, ConstantsALibraryStatesKeepTheirValuesInTheReference) {
+  PrimFunc f = ParsePrimFunc(R"(@prim_func
+def scaled(X: Buffer((8,), float32), c: Buffer((), float32), Y: Buffer((8,), float32)):
+    with block("root"):
+        reads()
+        writes()
+        for i in range(8):
+            with block("Y"):
+                vi = axis.spatial(8, i)
+                reads(X[vi], c[])
+                writes(Y[vi])
+                Y[vi] = X[vi] / c[]
+)");
+  const std::string library =
+      R"({"args": [{"name": "X", "constant": false}, {"name": "c", "constant": true, "value": [2.0]}]})";
+  std::vector<NDArray> inputs = MakeRandomArgs(f, 5);
+  for (double below : {1e9, 0.0}) {  // interpreted, then compiled
+    ReferenceConfig reference;
+    reference.interpret_below_flops = below;
+    MeasureTask task = MakeMeasureTask(f, Target::Host(), 5, reference, library);
+    EXPECT_EQ(task.library, library);
+    EXPECT_EQ(task.args[1].values, std::vector<double>{2.0});
+    EXPECT_TRUE(task.args[0].values.empty());
+    for (int64_t i = 0; i < 8; ++i) {
+      EXPECT_FLOAT_EQ(task.expected[2].GetDouble(i), inputs[0].GetDouble(i) / 2)
+          << task.reference_source;
+    }
+    Measurer measurer(BuilderConfig{}, FastRunners());
+    EXPECT_EQ(measurer.Measure(task, {f})[0].status, MeasureStatus::kOk);
+  }
+  EXPECT_THROW(MakeMeasureTask(f, Target::Host(), 5, {}, R"({"args": [{"value": 3}]})"), UserError);
+  EXPECT_THROW(MakeMeasureTask(f, Target::Host(), 5, {}, R"({"args": [{}, {"value": [1, 2]}]})"),
+               UserError);
+}
+
 TEST(Measurer, ATaskKnowsItsLongestReduction) {
   EXPECT_EQ(MakeMeasureTask(MakeWorkload("gemm:8,8,32").func, Target::Host()).reduction_length, 32);
   EXPECT_EQ(LongestReduction(MakeWorkload("norm:1,16,32").func), 16 * 32);

@@ -63,7 +63,7 @@ TEST(RunnerProtocol, RequestAndReplyRoundTrip) {
   request.object = std::string("\0ELF", 4);
   request.func_name = "f";
   request.target = "llvm";
-  request.args = {{"A", {2, 3}, DataType::Float(16)}};
+  request.args = {{"A", {2, 3}, DataType::Float(16)}, {"c", {}, DataType::Float(32), {1.5}}};
   request.seed = 99;
   request.timer.repeat = 7;
   request.timer.flush_cache = true;
@@ -75,6 +75,8 @@ TEST(RunnerProtocol, RequestAndReplyRoundTrip) {
   EXPECT_EQ(back.object, request.object);
   EXPECT_EQ(back.args[0].shape, request.args[0].shape);
   EXPECT_EQ(back.args[0].dtype, DataType::Float(16));
+  EXPECT_TRUE(back.args[0].values.empty());
+  EXPECT_EQ(back.args[1].values, std::vector<double>{1.5});
   EXPECT_EQ(back.seed, 99u);
   EXPECT_EQ(back.timer.repeat, 7);
   EXPECT_TRUE(back.timer.flush_cache);
@@ -115,6 +117,15 @@ TEST(RunnerWorker, SeededArgsAreDrawnOnceAndHandedOutAsFreshCopies) {
   request.seed = 5;
   request.args[0].shape = {8, 4};  // another shape: drawn again, the same values for that seed
   EXPECT_EQ(SeededArgs(request)[0].shape(), (std::vector<int64_t>{8, 4}));
+  // Stated values replace the random ones; a count that does not match is refused.
+  request.args[1].values = {7, 8, 9};
+  std::vector<NDArray> stated = SeededArgs(request);
+  EXPECT_EQ(stated[1].GetDouble(0), 7);
+  EXPECT_EQ(stated[1].GetDouble(2), 9);
+  request.args[1].values = {7};
+  EXPECT_THROW(SeededArgs(request), UserError);
+  request.args[1].values = {};
+  EXPECT_NE(SeededArgs(request)[1].GetDouble(0), 7);
 }
 
 TEST(Runner, GoodGemmMeasuresOk) {

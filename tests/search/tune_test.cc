@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 #include <set>
 
@@ -156,6 +157,32 @@ TuneTask ConvComposite() {
   return TuneTask{"conv_bias_relu", call.func, 1, 0, library};
 }
 
+// dense + bias + GELU as exporters write it, x * (erf(x / sqrt(2)) + 1) * 0.5, fused as a oneDNN
+// composite whose scalar constants the library's kernel depends on.
+TuneTask DenseGeluComposite() {
+  graph::Graph g;
+  graph::ValueId x = g.AddInput("x", graph::F32({4, 16}));
+  auto constant = [&](const char* name, std::vector<int64_t> shape, double value, int seed) {
+    NDArray a = NDArray::Empty(shape, DataType::Float(32));
+    a.FillRandom(seed);
+    if (shape.empty()) a.SetDouble(0, value);
+    return g.AddConstant(name, a);
+  };
+  graph::ValueId v = graph::AddOpCall(&g, "dense", "dense", {x, constant("w", {12, 16}, 0, 1)});
+  v = graph::AddOpCall(&g, "bias", "add", {v, constant("b", {12}, 0, 2)});
+  graph::ValueId d =
+      graph::AddOpCall(&g, "div", "divide", {v, constant("sqrt2", {}, std::sqrt(2.0), 0)});
+  graph::ValueId e = graph::AddOpCall(&g, "erf", "erf", {d});
+  graph::ValueId p = graph::AddOpCall(&g, "plus1", "add", {e, constant("one", {}, 1.0, 0)});
+  graph::ValueId m = graph::AddOpCall(&g, "times_x", "multiply", {v, p});
+  g.AddOutput(graph::AddOpCall(&g, "half", "multiply", {m, constant("one_half", {}, 0.5, 0)}));
+  graph::Graph fused = graph::FuseTIR(graph::FuseOps(graph::AnnotateOpPattern(
+      graph::LegalizeOps(graph::FuseOpsByPattern(g, offload::DnnlBackend()->Patterns()).graph))));
+  const graph::Call& call = fused.call(0);
+  std::string library = offload::CompositeToJson(offload::StandaloneComposite(fused, call));
+  return TuneTask{"dense_gelu", call.func, 1, 0, library};
+}
+
 // The library's kernel is measured once, in the first batch, verified like any candidate, and
 // stored as a record whose trace offloads; a resumed run does not measure it again.
 TEST_F(TuneTest, TheLibrarysKernelIsMeasuredOnceAsARecordOfItsOwn) {
@@ -186,6 +213,23 @@ TEST_F(TuneTest, TheLibrarysKernelIsMeasuredOnceAsARecordOfItsOwn) {
   Tune({task}, *db, o);
   EXPECT_EQ(library_records(*db, workload).size(), 1u);
   EXPECT_EQ(db->Size(), 16u);
+}
+
+// The GELU's constants are measured with their values (the composite states them): oneDNN's
+// kernel, which computes the GELU itself, is verified ok against the reference.
+TEST_F(TuneTest, ALibraryKernelThatDependsOnConstantsIsMeasuredWithTheirValues) {
+  std::unique_ptr<Database> db = OpenDatabase((dir_ / "t.db").string());
+  TuneTask task = DenseGeluComposite();
+  ASSERT_NE(task.library.find(R"("value":[0.5])"), std::string::npos) << task.library;
+  TuneResult r = Tune({task}, *db, SmallOptions(8));
+  int library = 0;
+  for (const TuningRecord& rec : db->RecordsOf(r.tasks[0].workload)) {
+    std::optional<Schedule> sch = ReplayRecord(task.func, rec.trace);
+    if (!sch || OffloadedComposite(sch->func()).empty()) continue;
+    ++library;
+    EXPECT_EQ(rec.status, RecordStatus::kOk) << rec.error;
+  }
+  EXPECT_EQ(library, 1);
 }
 
 TEST_F(TuneTest, AStopRequestEndsTheRunAfterTheBatchWithItCommitted) {

@@ -38,10 +38,12 @@ struct MeasureTask {
   std::string library;
 };
 
-/// Computes the reference outputs of `original` (ComputeReference). UserError when the function
-/// cannot be run or has non-constant parameter shapes.
+/// Computes the reference outputs of `original` (ComputeReference). With a `library` composite
+/// (MeasureTask::library), the small constants whose values it states (CompositeToJson) hold
+/// those values in the reference and in every candidate's run. UserError when the function
+/// cannot be run, has non-constant parameter shapes, or the composite's description is malformed.
 MeasureTask MakeMeasureTask(const PrimFunc& original, const Target& target, uint64_t seed = 1,
-                            const ReferenceConfig& reference = {});
+                            const ReferenceConfig& reference = {}, const std::string& library = "");
 
 /// The candidate that measures the object of `built` (ok) against `task`'s reference.
 MeasureCandidate CandidateFor(const MeasureTask& task, BuildResult built);

@@ -11,6 +11,7 @@
 
 #include "tirtune/codegen/target.h"
 #include "tirtune/ir/function.h"
+#include "tirtune/measure/runner_protocol.h"
 #include "tirtune/support/ndarray.h"
 
 namespace tirtune {
@@ -37,11 +38,13 @@ struct Reference {
   std::string source;
 };
 
-/// The reference outputs of `original` for the inputs MakeRandomArgs(original, seed). Throws
-/// UserError when the function cannot be run (non-constant shapes, unsupported constructs) or
-/// its compiled form crashes, fails or runs past the timeout, naming what happened.
+/// The reference outputs of `original` for the inputs MakeRandomArgs(original, seed), with the
+/// values `args` state where they state some (FillStatedValues; `args` empty: ArgSpecsOf, all
+/// random). Throws UserError when the function cannot be run (non-constant shapes, unsupported
+/// constructs) or its compiled form crashes, fails or runs past the timeout, naming what happened.
 Reference ComputeReference(const PrimFunc& original, uint64_t seed, const Target& target,
-                           const ReferenceConfig& config = {});
+                           const ReferenceConfig& config = {},
+                           const std::vector<ArgSpec>& args = {});
 
 /// The most terms one element of any block of `func` sums: the product of the extents of a
 /// block's reduction iterators, the largest over the blocks (1 without reductions). Used to

@@ -19,7 +19,15 @@ struct ArgSpec {
   std::string name;
   std::vector<int64_t> shape;
   DataType dtype;
+  /// Empty: random contents (FillRandom). Otherwise the parameter's contents, row-major: a small
+  /// constant of the model whose value a library's kernel depends on (a GELU written out divides
+  /// by sqrt(2)), so the reference and every candidate run with it.
+  std::vector<double> values;
 };
+
+/// Sets each array whose spec states values to those values. UserError when a count does not
+/// match the array's size.
+void FillStatedValues(const std::vector<ArgSpec>& specs, std::vector<NDArray>& args);
 
 struct RunRequest {
   /// A relocatable object made by EmitObject; for a `cuda` target, a serialized GpuProgram.

@@ -28,7 +28,8 @@ std::optional<RunReply> ReplyBeforeTiming(const RunRequest& request, std::vector
                                           double first_run, RunReply* verified);
 
 /// The request's parameters filled by FillRandom(seed + i) over RandomRangeFor(dtype), exactly as
-/// InterpretWithRandomInputs draws them; fresh copies of the last request's when its seed and
+/// InterpretWithRandomInputs draws them, then the values the specs state (FillStatedValues); fresh
+/// copies of the last request's when its seed and
 /// parameters are the same (a task's candidates all are: a GEMM 4096^3's 48 M values are drawn
 /// once, not once per candidate).
 std::vector<NDArray> SeededArgs(const RunRequest& request);

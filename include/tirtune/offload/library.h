@@ -83,9 +83,10 @@ graph::Graph StandaloneComposite(const graph::Graph& graph, const graph::Call& c
 
 /// A standalone composite as JSON text, for an artifact: its attributes, the types of its
 /// arguments (which are constants), its operators with their attributes and arguments. The
-/// constants' data is not in it: CompositeFromJson takes it back as `constants` (argument index
-/// -> data; every argument that was a constant must have it). UserError naming the field for a
-/// damaged text.
+/// constants' data is not in it, except the values of constants of at most 16 elements
+/// ("value": what MakeMeasureTask measures the composite with): CompositeFromJson takes the data
+/// back as `constants` (argument index -> data; every argument that was a constant must have it).
+/// UserError naming the field for a damaged text.
 std::string CompositeToJson(const graph::Graph& standalone);
 graph::Graph CompositeFromJson(const std::string& json, const std::map<int, NDArray>& constants);
 
