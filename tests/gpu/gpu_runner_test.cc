@@ -161,7 +161,7 @@ class GpuCandidate : public GpuRunner {
     c.object = TwoKernelProgram().Serialize();
     c.func_name = "f";
     c.target = "cuda -arch=sm_90";
-    c.args = {{"A", {64}, DataType::Float(32)}, {"B", {64}, DataType::Float(32)}};
+    c.args = {{"A", {64}, DataType::Float(32), {}}, {"B", {64}, DataType::Float(32), {}}};
     return c;
   }
 };

@@ -63,7 +63,7 @@ TEST(RunnerProtocol, RequestAndReplyRoundTrip) {
   request.object = std::string("\0ELF", 4);
   request.func_name = "f";
   request.target = "llvm";
-  request.args = {{"A", {2, 3}, DataType::Float(16)}, {"c", {}, DataType::Float(32), {1.5}}};
+  request.args = {{"A", {2, 3}, DataType::Float(16), {}}, {"c", {}, DataType::Float(32), {1.5}}};
   request.seed = 99;
   request.timer.repeat = 7;
   request.timer.flush_cache = true;
@@ -100,7 +100,7 @@ TEST(RunnerProtocol, RequestAndReplyRoundTrip) {
 
 TEST(RunnerWorker, SeededArgsAreDrawnOnceAndHandedOutAsFreshCopies) {
   RunRequest request;
-  request.args = {{"A", {4, 8}, DataType::Float(32)}, {"B", {3}, DataType::Int(32)}};
+  request.args = {{"A", {4, 8}, DataType::Float(32), {}}, {"B", {3}, DataType::Int(32), {}}};
   request.seed = 5;
   std::vector<NDArray> first = SeededArgs(request);
   ASSERT_EQ(first.size(), 2u);
