@@ -2,6 +2,7 @@
 """Generates ONNX models with random weights for benches and import checks, offline.
 
   resnet18.onnx, resnet50.onnx   torchvision's architectures (weights=None), batch 1
+  mobilenet_v2.onnx              torchvision's MobileNetV2 (depthwise-separable), the same way
   bert_tiny.onnx                 a BERT-style encoder built with torch.nn: 2 layers, hidden 128,
                                  4 heads, sequence 32; inputs input_ids (int64) and
                                  attention_mask (float32, 1 = attend), outputs the last hidden
@@ -116,7 +117,7 @@ def main():
     for name in args.models.split(","):
         start = time.time()
         path = os.path.join(args.out_dir, f"{name}.onnx")
-        if name in ("resnet18", "resnet50"):
+        if name in ("resnet18", "resnet50", "mobilenet_v2"):
             model = getattr(torchvision.models, name)(weights=None)
             x = torch.randn(1, 3, args.resnet_size, args.resnet_size)
             export(model, [x], ["input"], ["logits"], path, args.opset)
