@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -15,6 +16,29 @@ namespace {
 
 double SecondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Gives the parameters the values `library` (a composite's description) states for its
+// arguments, argument i being parameter i: a library's kernel may depend on them. A statement
+// that is not a list of as many numbers as the parameter has elements is passed over (the
+// parameter stays random; at worst the library's candidate fails, not the task).
+void UseStatedValues(const std::string& library, std::vector<ArgSpec>* args) {
+  if (library.empty()) return;
+  nlohmann::json doc = ParseJsonText(library, "a task's library composite");
+  const nlohmann::json* list = doc.is_object() && doc.contains("args") ? &doc["args"] : nullptr;
+  if (list == nullptr || !list->is_array()) return;
+  for (size_t i = 0; i < list->size() && i < args->size(); ++i) {
+    const nlohmann::json& arg = (*list)[i];
+    if (!arg.is_object() || !arg.contains("value") || !arg["value"].is_array()) continue;
+    int64_t elements = 1;
+    for (int64_t d : (*args)[i].shape) elements *= d;
+    const nlohmann::json& value = arg["value"];
+    if (static_cast<int64_t>(value.size()) != elements ||
+        !std::all_of(value.begin(), value.end(), [](const auto& v) { return v.is_number(); })) {
+      continue;
+    }
+    (*args)[i].values = value.get<std::vector<double>>();
+  }
 }
 
 }  // namespace
@@ -49,26 +73,6 @@ TimerConfig TuningTimerConfig() {
   config.flush_cache = false;
   return config;
 }
-
-namespace {
-
-// Gives the parameters the values `library` (a composite's description) states for its
-// arguments, argument i being parameter i: a library's kernel may depend on them.
-void UseStatedValues(const std::string& library, std::vector<ArgSpec>* args) {
-  if (library.empty()) return;
-  nlohmann::json doc = ParseJsonText(library, "a task's library composite");
-  try {
-    const nlohmann::json& list = doc.at("args");
-    for (size_t i = 0; i < list.size() && i < args->size(); ++i) {
-      auto value = list[i].find("value");
-      if (value != list[i].end()) (*args)[i].values = value->get<std::vector<double>>();
-    }
-  } catch (const nlohmann::json::exception& e) {
-    TT_USER_ERROR("a task's library composite: {}", e.what());
-  }
-}
-
-}  // namespace
 
 MeasureTask MakeMeasureTask(const PrimFunc& original, const Target& target, uint64_t seed,
                             const ReferenceConfig& reference, const std::string& library) {

@@ -1,7 +1,7 @@
 // Where each group of the per-store feature row lives (private to search/feature/): the column
 // offsets that the extractor writes and FeatureNames() names. The layout follows Ansor's 164
-// columns, with 8 register-block columns, 4 access-shape columns and 8 size-share columns after them; docs of each column
-// are in feature_names.cc.
+// columns, with 8 register-block columns, 4 access-shape columns and 8 size-share columns after
+// them; docs of each column are in feature_names.cc.
 #pragma once
 
 #include <cstddef>

@@ -400,10 +400,18 @@ class PerStoreFeatureExtractor {
     }
     const ExprNode* value = store->value.get();
     if (value->kind() == NodeKind::kSelect) {
+      // A constant (or a broadcast one) on one side: the copy is the other side.
+      auto is_constant = [](const Expr& e) {
+        const Expr& v = e->kind() == NodeKind::kBroadcast
+                            ? static_cast<const BroadcastNode*>(e.get())->value
+                            : e;
+        return v->kind() == NodeKind::kFloatImm || v->kind() == NodeKind::kIntImm;
+      };
       const auto* select = static_cast<const SelectNode*>(value);
-      NodeKind f = select->f->kind();
-      if (f == NodeKind::kFloatImm || f == NodeKind::kIntImm || f == NodeKind::kBroadcast) {
+      if (is_constant(select->f)) {
         value = select->t.get();
+      } else if (is_constant(select->t)) {
+        value = select->f.get();
       }
     }
     if (value->kind() == NodeKind::kBufferLoad) {

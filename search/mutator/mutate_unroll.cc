@@ -1,6 +1,7 @@
 // MutateUnroll: resamples a SampleCategorical whose value the auto-unroll annotation
-// (meta_schedule.unroll_explicit) or a sampled vectorized extent (meta_schedule.vectorize) takes, picking another candidate with non-zero probability, in
-// proportion to the probabilities (ResampleCategorical, shared with MutateThreadBinding).
+// (meta_schedule.unroll_explicit) or a sampled vectorized extent (meta_schedule.vectorize) takes,
+// picking another candidate with non-zero probability, in proportion to the probabilities
+// (ResampleCategorical, shared with MutateThreadBinding).
 //
 // Before: e3 = SampleCategorical(candidates=[0, 16, 64, 512], ...)  # decision 1 (16 steps)
 //         Annotate(b0, e3, key="meta_schedule.unroll_explicit")

@@ -131,7 +131,8 @@ class MultiLevelTiling : public ScheduleRule {
       bool contiguous = true;
       bool in_read = false;
       bool in_write = false;
-      for (const BufferRegion& r : block->reads) contiguous &= contiguous_in(r, iv.var.get(), &in_read);
+      for (const BufferRegion& r : block->reads)
+        contiguous &= contiguous_in(r, iv.var.get(), &in_read);
       contiguous &= contiguous_in(block->writes[0], iv.var.get(), &in_write);
       if (!contiguous) continue;
       if (iv.kind == IterKind::kSpatial) {
@@ -177,9 +178,13 @@ class MultiLevelTiling : public ScheduleRule {
         for (size_t j = 0; j < levels.size(); ++j) tiles[levels[j]].push_back(parts[j]);
       }
       std::vector<LoopRV> order;
-      for (const std::vector<LoopRV>& level : tiles) order.insert(order.end(), level.begin(), level.end());
+      for (const std::vector<LoopRV>& level : tiles)
+        order.insert(order.end(), level.begin(), level.end());
       order.push_back(split[1]);
       s.Reorder(order);
+      // The lanes are the point of the variant: vectorized here, whatever vector width the
+      // function's other blocks sample (ParallelizeVectorizeUnroll).
+      s.Vectorize(split[1]);
       // Step 3. The final reduction over the lanes under spatial tile level 0 or 1.
       ComputeAtLevels(TiledState{std::move(s), std::move(tiles)}, block, out);
     } catch (const ScheduleError&) {

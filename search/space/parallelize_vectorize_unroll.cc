@@ -36,8 +36,8 @@ class ParallelizeVectorizeUnroll : public ScheduleRule {
     if (max_parallel_extent_ > 0) out.Annotate(block, kAnnParallel, max_parallel_extent_);
     if (max_vectorize_extent_ > 0) {
       if (HasStridedReads(out.state())) {
-        ExprRV extent = out.SampleCategorical({0, half_vector_, max_vectorize_extent_},
-                                              {0.25, 0.25, 0.5});
+        ExprRV extent =
+            out.SampleCategorical({0, half_vector_, max_vectorize_extent_}, {0.25, 0.25, 0.5});
         out.Annotate(block, kAnnVectorize, extent);
       } else {
         out.Annotate(block, kAnnVectorize, max_vectorize_extent_);

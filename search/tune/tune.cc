@@ -270,7 +270,9 @@ ReplayedRecords SetUpTasks(TuneRun& run, const std::vector<TuneTask>& tasks,
       std::optional<Schedule> sch = ReplayRecord(s.func, r.trace);
       if (!sch) continue;
       measured.insert(CandidateKey(*sch));
-      if (Offloads(r)) s.library_pending = false;  // measured in an earlier run
+      // measured in an earlier run (one that failed is measured again: it may have been measured
+      // before the composite stated its constants' values)
+      if (Offloads(r) && r.status == RecordStatus::kOk) s.library_pending = false;
       if (TrainsTheModel(r)) own_stored.Add(std::move(*sch), r, s.model_group);
     }
     stored[t].clear();

@@ -316,13 +316,14 @@ void RunTime(const TimeCli& opts, const GlobalOptions& global) {
   // Verify first: the time of a wrong kernel means nothing (the runner compares before timing).
   ReferenceConfig reference_config;
   reference_config.interpret_below_flops = opts.interpret_below_flops;
-  MeasureTask task = MakeMeasureTask(f.original, target, opts.seed, reference_config);
+  std::string library;
   if (!OffloadedComposite(f.scheduled).empty() && !opts.input.workload.empty()) {
 #if TIRTUNE_WITH_MODELS
     // A library record of the workload (tune --workload measured the library's kernel).
-    task.library = model::WorkloadLibrary(f.label, model::Offload::kMeasured, target);
+    library = model::WorkloadLibrary(f.label, model::Offload::kMeasured, target);
 #endif
   }
+  MeasureTask task = MakeMeasureTask(f.original, target, opts.seed, reference_config, library);
   Measurer measurer(BuilderConfig{}, *runner);
   MeasureResult r = measurer.Measure(task, {f.scheduled}).front();
   switch (r.status) {

@@ -143,7 +143,9 @@ std::string WorkloadLibrary(const std::string& spec, Offload offload, const Targ
   if (fused.graph.calls().size() != 1) return "";
   const graph::Call& call = fused.graph.call(0);
   if (!call.attrs.Has(graph::kCompositeAttr)) return "";
-  return offload::CompositeToJson(offload::StandaloneComposite(fused.graph, call));
+  // Its weight is a placeholder (zeros): the runner fills every argument with seeded values.
+  return offload::CompositeToJson(offload::StandaloneComposite(fused.graph, call),
+                                  /*state_values=*/false);
 }
 
 ModelTasks LoadOnnxModel(const std::string& path,

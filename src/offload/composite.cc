@@ -9,6 +9,8 @@
 //
 // An op argument i < len(args) is the composite's argument i, else the result of op
 // i - len(args).
+#include <algorithm>
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "tirtune/graph/op_registry.h"
@@ -97,7 +99,7 @@ Graph StandaloneComposite(const Graph& graph, const Call& call) {
   return out;
 }
 
-std::string CompositeToJson(const Graph& standalone) {
+std::string CompositeToJson(const Graph& standalone, bool state_values) {
   const Call& call = standalone.call(0);
   nlohmann::json args = nlohmann::json::array();
   for (ValueId a : call.args) {
@@ -108,10 +110,14 @@ std::string CompositeToJson(const Graph& standalone) {
                           {"constant", v.kind == graph::ValueKind::kConstant}};
     // A small constant's value: the library's kernel may depend on it (a GELU written out
     // divides by sqrt(2)), so it is measured with it (MakeMeasureTask).
-    if (v.kind == graph::ValueKind::kConstant && v.data.size() <= kStatedValueLimit) {
+    if (state_values && v.kind == graph::ValueKind::kConstant &&
+        v.data.size() <= kStatedValueLimit) {
       std::vector<double> values;
       for (int64_t i = 0; i < v.data.size(); ++i) values.push_back(v.data.GetDouble(i));
-      arg["value"] = values;
+      // JSON has no NaN or infinity: such a constant stays random when measured.
+      if (std::all_of(values.begin(), values.end(), [](double x) { return std::isfinite(x); })) {
+        arg["value"] = values;
+      }
     }
     args.push_back(std::move(arg));
   }

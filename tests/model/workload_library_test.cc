@@ -64,6 +64,15 @@ TEST(WorkloadLibrary, EveryOperatorALibraryTakesIsMeasuredAndVerifiedAsALibraryR
   std::filesystem::remove_all(dir);
 }
 
+// A workload's weight is a placeholder the runner fills with seeded values: its description
+// states no value, even for a weight small enough to state (a dense of 4 x 4).
+TEST(WorkloadLibrary, StatesNoValueOfItsPlaceholderWeight) {
+  std::string library =
+      WorkloadLibrary("dense:2,4,4", Offload::kMeasured, Target::Parse("llvm -num-cores=2"));
+  ASSERT_NE(library, "");
+  EXPECT_EQ(library.find("\"value\""), std::string::npos) << library;
+}
+
 TEST(WorkloadLibrary, NoneForOtherOperatorsForNeverAndOnAGpu) {
   Target cpu = Target::Parse("llvm -num-cores=2");
   EXPECT_EQ(WorkloadLibrary("softmax:16,16", Offload::kMeasured, cpu), "");

@@ -170,6 +170,8 @@ TEST(MultiLevelTiling, VectorizesADenseLayersReductionIntoLanesOfPartialSums) {
     EXPECT_EQ(rf->writes[0].buffer->shape.size(), 3u);  // [i, j, lane]
     EXPECT_EQ(*AsConstInt(rf->writes[0].buffer->shape[2]), 16);
     EXPECT_EQ(LoopDepth(sch.func(), "Y_rf"), 4u + 4u + 2u + 1u);  // the lane loop innermost
+    ScheduleState state(sch.func());
+    EXPECT_EQ(state.LoopsAbove(state.FindBlock("Y_rf")).back()->for_kind, ForKind::kVectorized);
     EXPECT_EQ(CompareOutputs(f, sch.func()), "");
   }
   EXPECT_EQ(LoopDepth(out[3].func(), "Y"), 2u + 2u + 1u);

@@ -29,9 +29,8 @@ std::optional<RunReply> ReplyBeforeTiming(const RunRequest& request, std::vector
 
 /// The request's parameters filled by FillRandom(seed + i) over RandomRangeFor(dtype), exactly as
 /// InterpretWithRandomInputs draws them, then the values the specs state (FillStatedValues); fresh
-/// copies of the last request's when its seed and
-/// parameters are the same (a task's candidates all are: a GEMM 4096^3's 48 M values are drawn
-/// once, not once per candidate).
+/// copies of the last request's when its seed and parameters are the same (a task's candidates
+/// all are: a GEMM 4096^3's 48 M values are drawn once, not once per candidate).
 std::vector<NDArray> SeededArgs(const RunRequest& request);
 
 /// A request for a `cuda` target (RunRequest::object a GpuProgram), measured on this worker's

@@ -83,11 +83,13 @@ graph::Graph StandaloneComposite(const graph::Graph& graph, const graph::Call& c
 
 /// A standalone composite as JSON text, for an artifact: its attributes, the types of its
 /// arguments (which are constants), its operators with their attributes and arguments. The
-/// constants' data is not in it, except the values of constants of at most 16 elements
-/// ("value": what MakeMeasureTask measures the composite with): CompositeFromJson takes the data
-/// back as `constants` (argument index -> data; every argument that was a constant must have it).
+/// constants' data is not in it, except, with `state_values`, the values of constants of at most
+/// 16 finite elements ("value": what MakeMeasureTask measures the composite with; off for
+/// composites whose constants are placeholders, as a workload's zero weights): CompositeFromJson
+/// takes the data back as `constants` (argument index -> data; every argument that was a constant
+/// must have it).
 /// UserError naming the field for a damaged text.
-std::string CompositeToJson(const graph::Graph& standalone);
+std::string CompositeToJson(const graph::Graph& standalone, bool state_values = true);
 graph::Graph CompositeFromJson(const std::string& json, const std::map<int, NDArray>& constants);
 
 /// The oneDNN backend (CPU): conv1d/2d/3d (grouped, depthwise, strided, dilated), dense, matmul
