@@ -312,6 +312,7 @@ class PerStoreFeatureExtractor {
     const int lanes = store->value.dtype().lanes();
     const size_t num_positions = n + (lanes > 1 ? 1 : 0);
     std::vector<KindLoop> vectorized, unrolled, parallel;
+    std::optional<size_t> vector_loop;  // the innermost vectorized loop
     int64_t max_unroll_step = 0;
     for (size_t k = 0; k < n; ++k) {
       const ForNode* loop = loops_[k].node;
@@ -324,6 +325,7 @@ class PerStoreFeatureExtractor {
       if (loop->for_kind == ForKind::kParallel) parallel.push_back(kind_loop);
       if (loop->for_kind == ForKind::kVectorized || loop->annotations.count("pragma_vectorize")) {
         vectorized.push_back(kind_loop);
+        vector_loop = k;  // the innermost so far
       }
       // Lowered for features (LowerForFeatures), an auto-unrolled loop nest keeps its
       // annotation instead of being expanded.
@@ -370,14 +372,6 @@ class PerStoreFeatureExtractor {
     }
     WriteRegisterBlock(write, extents, lanes, outer_prod, row + kRegisterBlock);
     // Step 7. Gathers, guards and copies.
-    std::optional<size_t> vector_loop;
-    for (size_t k = 0; k < n; ++k) {
-      const ForNode* loop = loops_[k].node;
-      if (loop != nullptr && (loop->for_kind == ForKind::kVectorized ||
-                              loop->annotations.count("pragma_vectorize") > 0)) {
-        vector_loop = k;
-      }
-    }
     WriteAccessShape(store, accesses, vector_loop, outer_prod, row + kAccessShape);
     row[kOuter + 0] = static_cast<float>(Slog(outer_prod));
     row[kOuter + 1] = static_cast<float>(Slog(static_cast<double>(n)));

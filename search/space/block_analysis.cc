@@ -153,17 +153,23 @@ bool IsZeroPadding(const BlockNode* block) {
   return !LoadsFromBuffer(select->cond);
 }
 
+bool IsContiguousAlong(const BufferRegion& access, const VarNode* var, bool* in_last) {
+  for (size_t d = 0; d < access.region.size(); ++d) {
+    std::optional<int64_t> coef = LinearCoefficient(access.region[d].min, var);
+    const bool last = d + 1 == access.region.size();
+    if (!coef || (*coef != 0 && (!last || *coef != 1))) return false;
+    if (last && *coef == 1 && in_last != nullptr) *in_last = true;
+  }
+  return true;
+}
+
 bool HasStridedRead(const BlockNode* block) {
   if (block->writes.empty() || block->writes[0].region.empty()) return false;
   const Expr& write_last = block->writes[0].region.back().min;
   for (const IterVar& iv : block->iter_vars) {
     if (LinearCoefficient(write_last, iv.var.get()) != 1) continue;
     for (const BufferRegion& read : block->reads) {
-      for (size_t d = 0; d < read.region.size(); ++d) {
-        std::optional<int64_t> coef = LinearCoefficient(read.region[d].min, iv.var.get());
-        const bool last = d + 1 == read.region.size();
-        if (!coef || (last ? *coef != 0 && *coef != 1 : *coef != 0)) return true;
-      }
+      if (!IsContiguousAlong(read, iv.var.get())) return true;
     }
   }
   return false;

@@ -49,6 +49,9 @@ bool HasConsumer(const ScheduleState& state, const BlockRealizeNode* realize);
 bool IsTiled(const BlockNode* block);
 /// The block stores `select(inside, a load, 0)` with a test on indices only: a zero padding.
 bool IsZeroPadding(const BlockNode* block);
+/// Whether an access runs along iterator `var` contiguously: `var` is absent from its indices, or
+/// appears only in the last one with coefficient 1 (then `*in_last` is set, when given).
+bool IsContiguousAlong(const BufferRegion& access, const VarNode* var, bool* in_last = nullptr);
 /// Some read of the block strides or gathers along an iterator that the block's first write runs
 /// through contiguously (its last index, coefficient 1): the read uses it with a coefficient
 /// other than 1 in its last index, in another index (a transpose), or non-linearly (a division,

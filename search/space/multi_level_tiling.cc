@@ -111,18 +111,6 @@ class MultiLevelTiling : public ScheduleRule {
   std::optional<LaneChoice> ChooseReductionLanes(const BlockNode* block) const {
     if (block->writes.size() != 1) return std::nullopt;
     const int64_t max_lanes = vector_bytes_ / block->writes[0].buffer->dtype.bytes();
-    // Whether iterator `var` is contiguous in `access`: absent, or only in its last index with
-    // coefficient 1; `in_last` tells whether it was there.
-    auto contiguous_in = [](const BufferRegion& access, const VarNode* var, bool* in_last) {
-      for (size_t d = 0; d < access.region.size(); ++d) {
-        std::optional<int64_t> coef = LinearCoefficient(access.region[d].min, var);
-        if (!coef) return false;
-        bool last = d + 1 == access.region.size();
-        if (*coef != 0 && (!last || *coef != 1)) return false;
-        if (last && *coef == 1) *in_last = true;
-      }
-      return true;
-    };
     std::optional<LaneChoice> choice;
     for (size_t i = 0; i < block->iter_vars.size(); ++i) {
       const IterVar& iv = block->iter_vars[i];
@@ -131,9 +119,10 @@ class MultiLevelTiling : public ScheduleRule {
       bool contiguous = true;
       bool in_read = false;
       bool in_write = false;
-      for (const BufferRegion& r : block->reads)
-        contiguous &= contiguous_in(r, iv.var.get(), &in_read);
-      contiguous &= contiguous_in(block->writes[0], iv.var.get(), &in_write);
+      for (const BufferRegion& r : block->reads) {
+        contiguous &= IsContiguousAlong(r, iv.var.get(), &in_read);
+      }
+      contiguous &= IsContiguousAlong(block->writes[0], iv.var.get(), &in_write);
       if (!contiguous) continue;
       if (iv.kind == IterKind::kSpatial) {
         if (in_write && *extent >= max_lanes) return std::nullopt;  // vectorizes as it is
@@ -167,15 +156,7 @@ class MultiLevelTiling : public ScheduleRule {
       std::vector<std::vector<LoopRV>> tiles(structure_.size());
       for (LoopRV loop : s.GetLoops(rf)) {
         if (s.Get(loop) == s.Get(split[1])) continue;
-        const bool spatial = IterKindOfLoop(s.Get(loop)) == LoopIterKind::kSpatial;
-        const std::vector<size_t>& levels = spatial ? s_levels_ : r_levels_;
-        const int n = static_cast<int>(levels.size());
-        std::vector<ExprRV> factors = guarded_tiles_
-                                          ? s.SampleGuardedTile(loop, n, max_innermost_factor_)
-                                          : s.SamplePerfectTile(loop, n, max_innermost_factor_);
-        std::vector<LoopRV> parts =
-            s.Split(loop, std::vector<SplitFactor>(factors.begin(), factors.end()));
-        for (size_t j = 0; j < levels.size(); ++j) tiles[levels[j]].push_back(parts[j]);
+        SplitIntoLevels(s, loop, IterKindOfLoop(s.Get(loop)) == LoopIterKind::kSpatial, &tiles);
       }
       std::vector<LoopRV> order;
       for (const std::vector<LoopRV>& level : tiles)
@@ -192,6 +173,20 @@ class MultiLevelTiling : public ScheduleRule {
     }
   }
 
+  // Splits `loop` by a sampled tile (guarded or perfect) into one part per S level (`spatial`) or
+  // per R level, appending each part to its level's loops in `tiles`.
+  void SplitIntoLevels(Schedule& s, LoopRV loop, bool spatial,
+                       std::vector<std::vector<LoopRV>>* tiles) const {
+    const std::vector<size_t>& levels = spatial ? s_levels_ : r_levels_;
+    const int n = static_cast<int>(levels.size());
+    std::vector<ExprRV> factors = guarded_tiles_
+                                      ? s.SampleGuardedTile(loop, n, max_innermost_factor_)
+                                      : s.SamplePerfectTile(loop, n, max_innermost_factor_);
+    std::vector<LoopRV> parts =
+        s.Split(loop, std::vector<SplitFactor>(factors.begin(), factors.end()));
+    for (size_t j = 0; j < levels.size(); ++j) (*tiles)[levels[j]].push_back(parts[j]);
+  }
+
   std::optional<TiledState> TileLoopNest(const Schedule& sch, BlockRV block) const {
     TiledState state{sch.Copy(), std::vector<std::vector<LoopRV>>(structure_.size())};
     Schedule& s = state.sch;
@@ -201,15 +196,7 @@ class MultiLevelTiling : public ScheduleRule {
       const BlockNode* b = s.Get(block)->block.get();
       // Trivial bindings (checked by NeedsMultiLevelTiling): loop i drives iterator i.
       for (size_t i = 0; i < loops.size(); ++i) {
-        const std::vector<size_t>& levels =
-            b->iter_vars[i].kind == IterKind::kSpatial ? s_levels_ : r_levels_;
-        const int n = static_cast<int>(levels.size());
-        std::vector<ExprRV> factors = guarded_tiles_
-                                          ? s.SampleGuardedTile(loops[i], n, max_innermost_factor_)
-                                          : s.SamplePerfectTile(loops[i], n, max_innermost_factor_);
-        std::vector<LoopRV> parts =
-            s.Split(loops[i], std::vector<SplitFactor>(factors.begin(), factors.end()));
-        for (size_t j = 0; j < levels.size(); ++j) state.tiles[levels[j]].push_back(parts[j]);
+        SplitIntoLevels(s, loops[i], b->iter_vars[i].kind == IterKind::kSpatial, &state.tiles);
       }
       std::vector<LoopRV> order;
       for (const std::vector<LoopRV>& level : state.tiles) {
