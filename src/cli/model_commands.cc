@@ -18,6 +18,7 @@
 #if TIRTUNE_WITH_MODELS
 #include "tirtune/codegen/cuda.h"
 #include "tirtune/graph/executor.h"
+#include "tirtune/interp/interpreter.h"
 #include "tirtune/measure/verify.h"
 #include "tirtune/model/compile.h"
 #include "tirtune/model/executor.h"
@@ -126,9 +127,18 @@ struct ModelRunCli {
   bool verify = false;
 };
 
-// An input file: .npy, or raw little-endian elements (.bin) of the input's type.
+// An input file: .npy, or raw little-endian elements (.bin) of the input's type. NumPy has no
+// bfloat16: a bfloat16 input reads a uint16 .npy as its bits.
 NDArray ReadInput(const std::string& path, const graph::TensorType& type) {
-  if (path.size() >= 4 && path.substr(path.size() - 4) == ".npy") return model::ReadNpy(path);
+  if (path.size() >= 4 && path.substr(path.size() - 4) == ".npy") {
+    NDArray a = model::ReadNpy(path);
+    if (type.dtype == DataType::BFloat16() && a.dtype() == DataType::UInt(16)) {
+      NDArray bits = NDArray::Empty(a.shape(), type.dtype);
+      std::copy_n(static_cast<const char*>(a.raw()), a.nbytes(), static_cast<char*>(bits.raw()));
+      return bits;
+    }
+    return a;
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) TT_USER_ERROR("cannot read '{}'", path);
   std::stringstream ss;
@@ -156,7 +166,8 @@ void RunModelRun(const ModelRunCli& opts, const GlobalOptions& global) {
   if (opts.inputs.empty()) {
     for (size_t i = 0; i < types.size(); ++i) {
       NDArray a = NDArray::Empty(types[i].shape, types[i].dtype);
-      a.FillRandom(opts.seed + i);
+      RandomRange range = RandomRangeFor(types[i].dtype);
+      a.FillRandom(opts.seed + i, range.lo, range.hi);
       inputs.push_back(std::move(a));
     }
   } else {
@@ -177,7 +188,15 @@ void RunModelRun(const ModelRunCli& opts, const GlobalOptions& global) {
       std::filesystem::create_directories(opts.outputs_dir);
       std::string path =
           (std::filesystem::path(opts.outputs_dir) / fmt::format("output_{}.npy", i)).string();
-      model::WriteNpy(path, outputs[i]);
+      // (NumPy has no bfloat16: such an output is written widened to float32, exactly.)
+      const NDArray& out = outputs[i];
+      if (out.dtype() == DataType::BFloat16()) {
+        NDArray wide = NDArray::Empty(out.shape(), DataType::Float(32));
+        for (int64_t k = 0; k < out.size(); ++k) wide.SetDouble(k, out.GetDouble(k));
+        model::WriteNpy(path, wide);
+      } else {
+        model::WriteNpy(path, out);
+      }
       j["file"] = path;
     }
     outputs_json.push_back(std::move(j));

@@ -8,6 +8,15 @@
 
 namespace tirtune::graph {
 
+bool IsTensorElementType(DataType t) {
+  if (!t.is_scalar()) return false;
+  if (t.is_bool()) return true;
+  if (t.is_integral()) return t.bits() == 8 || t.bits() == 16 || t.bits() == 32 || t.bits() == 64;
+  if (t.code() == DataType::Code::kBFloat) return t.bits() == 16;
+  if (t.code() == DataType::Code::kFloat) return t.bits() == 16 || t.bits() == 32 || t.bits() == 64;
+  return false;
+}
+
 int64_t TensorType::NumElements() const {
   int64_t n = 1;
   for (int64_t e : shape) n *= e;

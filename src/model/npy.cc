@@ -25,9 +25,11 @@ struct Descr {
   const char* text;
   DataType dtype;
 };
-const Descr kDescrs[] = {{"<f4", DataType::Float(32)}, {"<f8", DataType::Float(64)},
-                         {"<i4", DataType::Int(32)},   {"<i8", DataType::Int(64)},
-                         {"|u1", DataType::UInt(8)},   {"|b1", DataType::Bool()}};
+const Descr kDescrs[] = {
+    {"<f4", DataType::Float(32)}, {"<f8", DataType::Float(64)}, {"<f2", DataType::Float(16)},
+    {"|i1", DataType::Int(8)},    {"<i2", DataType::Int(16)},   {"<i4", DataType::Int(32)},
+    {"<i8", DataType::Int(64)},   {"|u1", DataType::UInt(8)},   {"<u2", DataType::UInt(16)},
+    {"<u4", DataType::UInt(32)},  {"<u8", DataType::UInt(64)},  {"|b1", DataType::Bool()}};
 
 // The header dict, {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }, read strictly:
 // quoted keys, each value a quoted string, True/False or a tuple of non-negative integers.
@@ -175,8 +177,8 @@ NDArray ReadNpy(const std::string& path) {
   }
   if (found == nullptr) {
     TT_USER_ERROR(
-        "'{}': element type '{}' is not supported (float32, float64, int32, int64, "
-        "uint8, bool little-endian)",
+        "'{}': element type '{}' is not supported (little-endian float16/32/64, int8/16/32/64, "
+        "uint8/16/32/64, bool)",
         path, descr.substr(0, 40));
   }
   if (h.fortran_order) TT_USER_ERROR("'{}' is Fortran-ordered; save it in C order", path);

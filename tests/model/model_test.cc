@@ -378,15 +378,66 @@ TEST_F(ModelTest, DefaultScheduleVectorizesADenseWithRowMajorWeightsAlongItsRows
   EXPECT_NE(text.find("vectorized"), std::string::npos) << text;
 }
 
+// A model that only casts, compares, masks and indexes with its other types: float16 and int32
+// inputs widened to float32, a comparison and a bool input combined into a mask that selects,
+// int8 arithmetic, a gather with int32 indices (negative ones count from the end), and float16 /
+// bool / int8 outputs. Compiled, it matches the interpreter.
+TEST_F(ModelTest, TypesAtTheBoundaryAndInsideCompileAndMatchTheInterpreter) {
+  using onnx::TensorProto;
+  testing::OnnxModelBuilder b;
+  b.Input("x", {2, 8}, TensorProto::FLOAT16).Input("ids", {2, 8}, TensorProto::INT32);
+  b.Input("keep", {2, 8}, TensorProto::BOOL).Input("k", {2, 8}, TensorProto::INT8);
+  b.Input("rows", {3}, TensorProto::INT32);
+  b.Output("y", {2, 8}, TensorProto::FLOAT16).Output("mask", {2, 8}, TensorProto::BOOL);
+  b.Output("k2", {2, 8}, TensorProto::INT8).Output("picked", {3, 8});
+  b.Weight("threshold", {8}, 11, -0.5, 0.5);
+  testing::OnnxModelBuilder::SetInt(b.Node("Cast", {"x"}, {"xf"}), "to", TensorProto::FLOAT);
+  testing::OnnxModelBuilder::SetInt(b.Node("Cast", {"ids"}, {"idf"}), "to", TensorProto::FLOAT);
+  b.Node("Less", {"xf", "threshold"}, {"below"});
+  b.Node("And", {"below", "keep"}, {"mask"});
+  b.Node("Add", {"xf", "idf"}, {"sum"});
+  b.Node("Where", {"mask", "sum", "xf"}, {"yf"});
+  testing::OnnxModelBuilder::SetInt(b.Node("Cast", {"yf"}, {"y"}), "to", TensorProto::FLOAT16);
+  b.Node("Mul", {"k", "k"}, {"kk"});
+  b.Node("Sub", {"kk", "k"}, {"k2"});
+  onnx::TensorProto* flat = b.graph()->add_initializer();
+  flat->set_name("table");
+  flat->set_data_type(TensorProto::FLOAT);
+  for (int64_t d : {4, 8}) flat->add_dims(d);
+  for (int i = 0; i < 32; ++i) flat->add_float_data(0.25f * i);
+  testing::OnnxModelBuilder::SetInt(b.Node("Gather", {"table", "rows"}, {"picked"}), "axis", 0);
+  std::string path = WriteModel(b, dir_ / "types.onnx");
+  graph::Graph imported = graph::ImportOnnx(path);
+  std::vector<DataType> expected_inputs = {DataType::Float(16), DataType::Int(32), DataType::Bool(),
+                                           DataType::Int(8), DataType::Int(32)};
+  ASSERT_EQ(imported.Inputs().size(), expected_inputs.size());
+  for (size_t i = 0; i < expected_inputs.size(); ++i) {
+    EXPECT_EQ(imported.value(imported.Inputs()[i]).type.dtype, expected_inputs[i]) << i;
+  }
+  std::vector<DataType> expected_outputs = {DataType::Float(16), DataType::Bool(), DataType::Int(8),
+                                            DataType::Float(32)};
+  ASSERT_EQ(imported.outputs().size(), expected_outputs.size());
+  for (size_t i = 0; i < expected_outputs.size(); ++i) {
+    EXPECT_EQ(imported.value(imported.outputs()[i]).type.dtype, expected_outputs[i]) << i;
+  }
+  CompileAndCheck(path, nullptr);
+}
+
 TEST_F(ModelTest, NpyRoundTrips) {
-  NDArray a = NDArray::Empty({2, 3, 5}, DataType::Float(32));
-  a.FillRandom(3);
-  std::string path = (dir_ / "a.npy").string();
-  WriteNpy(path, a);
-  NDArray b = ReadNpy(path);
-  EXPECT_EQ(b.shape(), a.shape());
-  EXPECT_EQ(b.dtype(), a.dtype());
-  for (int64_t i = 0; i < a.size(); ++i) EXPECT_EQ(a.GetDouble(i), b.GetDouble(i));
+  for (DataType dtype :
+       {DataType::Float(32), DataType::Float(64), DataType::Float(16), DataType::Int(8),
+        DataType::Int(16), DataType::Int(32), DataType::Int(64), DataType::UInt(8),
+        DataType::UInt(16), DataType::UInt(32), DataType::UInt(64), DataType::Bool()}) {
+    NDArray a = NDArray::Empty({2, 3, 5}, dtype);
+    RandomRange range = RandomRangeFor(dtype);
+    a.FillRandom(3, range.lo, range.hi);
+    std::string path = (dir_ / "a.npy").string();
+    WriteNpy(path, a);
+    NDArray b = ReadNpy(path);
+    EXPECT_EQ(b.shape(), a.shape());
+    EXPECT_EQ(b.dtype(), a.dtype());
+    for (int64_t i = 0; i < a.size(); ++i) EXPECT_EQ(a.GetDouble(i), b.GetDouble(i)) << dtype.str();
+  }
   std::ofstream(dir_ / "bad.npy") << "hello";
   EXPECT_THROW(ReadNpy((dir_ / "bad.npy").string()), UserError);
 }

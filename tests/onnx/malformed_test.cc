@@ -101,10 +101,17 @@ TEST(OnnxMalformedTest, MissingInputIsNamed) {
 
 TEST(OnnxMalformedTest, WrongTypedInputIsNamed) {
   OnnxModelBuilder b;
-  b.Input("x", {2, 3}, onnx::TensorProto::DOUBLE).Output("y", {2, 3}, onnx::TensorProto::DOUBLE);
-  b.Node("Relu", {"x"}, {"y"});
+  b.Input("x", {2, 3}, onnx::TensorProto::STRING).Output("y", {2, 3}, onnx::TensorProto::STRING);
+  b.Node("Identity", {"x"}, {"y"});
   EXPECT_EQ(ImportError(b.Bytes()),
-            "graph input 'x' is DOUBLE; inputs must be FLOAT (or INT64 indices)");
+            "graph input 'x' is STRING; inputs must be floats (FLOAT, DOUBLE, FLOAT16, BFLOAT16), "
+            "integers or BOOL");
+  // A double input is taken; Relu computes in float32 only and says so.
+  OnnxModelBuilder d;
+  d.Input("x", {2, 3}, onnx::TensorProto::DOUBLE).Output("y", {2, 3}, onnx::TensorProto::DOUBLE);
+  d.Node("Relu", {"x"}, {"y"}, "relu");
+  EXPECT_EQ(ImportError(d.Bytes()),
+            "node 0 \"relu\" (Relu): input 0 'x' is float64; only float32 is supported here");
 }
 
 TEST(OnnxMalformedTest, TypeMismatchInsideTheGraphIsRejected) {

@@ -111,73 +111,98 @@ class OnnxModelBuilder {
   onnx::ModelProto model_;
 };
 
-/// The array a TensorProto holds (float32, int64 for the integer types, bool); undefined for
-/// other element types.
+/// The array a TensorProto holds, in its own element type; undefined for types the graph does
+/// not hold (strings, complex, float8) or a payload that does not fit the shape.
 inline NDArray ArrayFromProto(const onnx::TensorProto& t) {
   std::vector<int64_t> shape(t.dims().begin(), t.dims().end());
   int64_t n = 1;
   for (int64_t d : shape) n *= d;
   DataType dtype;
-  int bytes = 0;
   switch (t.data_type()) {
     case onnx::TensorProto::FLOAT:
-      dtype = DataType::Float(32), bytes = 4;
+      dtype = DataType::Float(32);
       break;
-    case onnx::TensorProto::INT64:
-      dtype = DataType::Int(64), bytes = 8;
+    case onnx::TensorProto::DOUBLE:
+      dtype = DataType::Float(64);
+      break;
+    case onnx::TensorProto::FLOAT16:
+      dtype = DataType::Float(16);
+      break;
+    case onnx::TensorProto::BFLOAT16:
+      dtype = DataType::BFloat16();
+      break;
+    case onnx::TensorProto::INT8:
+      dtype = DataType::Int(8);
+      break;
+    case onnx::TensorProto::INT16:
+      dtype = DataType::Int(16);
       break;
     case onnx::TensorProto::INT32:
-      dtype = DataType::Int(64), bytes = 4;
+      dtype = DataType::Int(32);
+      break;
+    case onnx::TensorProto::INT64:
+      dtype = DataType::Int(64);
+      break;
+    case onnx::TensorProto::UINT8:
+      dtype = DataType::UInt(8);
+      break;
+    case onnx::TensorProto::UINT16:
+      dtype = DataType::UInt(16);
+      break;
+    case onnx::TensorProto::UINT32:
+      dtype = DataType::UInt(32);
+      break;
+    case onnx::TensorProto::UINT64:
+      dtype = DataType::UInt(64);
       break;
     case onnx::TensorProto::BOOL:
-      dtype = DataType::Bool(), bytes = 1;
+      dtype = DataType::Bool();
       break;
     default:
       return NDArray();
   }
-  int64_t given = t.has_raw_data() ? static_cast<int64_t>(t.raw_data().size()) / bytes
-                  : t.data_type() == onnx::TensorProto::FLOAT ? t.float_data_size()
-                  : t.data_type() == onnx::TensorProto::INT64 ? t.int64_data_size()
-                                                              : t.int32_data_size();
-  if (given != n) return NDArray();
   NDArray a = NDArray::Empty(shape, dtype);
-  for (int64_t i = 0; i < n; ++i) {
-    double v = 0;
-    if (t.has_raw_data()) {
-      const char* p = t.raw_data().data() + i * bytes;
-      if (bytes == 4 && dtype.is_float()) {
-        float f;
-        std::memcpy(&f, p, 4);
-        v = f;
-      } else if (bytes == 4) {
-        int32_t x;
-        std::memcpy(&x, p, 4);
-        v = x;
-      } else if (bytes == 8) {
-        int64_t x;
-        std::memcpy(&x, p, 8);
-        a.data<int64_t>()[i] = x;
-        continue;
-      } else {
-        v = static_cast<uint8_t>(*p);
-      }
-    } else if (t.data_type() == onnx::TensorProto::FLOAT) {
-      v = t.float_data(i);
-    } else if (t.data_type() == onnx::TensorProto::INT64) {
-      a.data<int64_t>()[i] = t.int64_data(i);
-      continue;
-    } else {
-      v = t.int32_data(i);
-    }
-    if (dtype == DataType::Int(64)) {
-      a.data<int64_t>()[i] = static_cast<int64_t>(v);
-    } else if (dtype == DataType::Bool()) {
-      a.data<uint8_t>()[i] = v != 0;
-    } else {
-      a.SetDouble(i, v);
-    }
+  if (t.has_raw_data()) {
+    if (static_cast<int64_t>(t.raw_data().size()) != n * dtype.bytes()) return NDArray();
+    std::memcpy(a.raw(), t.raw_data().data(), t.raw_data().size());
+    return a;
   }
-  return a;
+  auto fill = [&](const auto& field, auto set) {
+    if (field.size() != n) return false;
+    for (int64_t i = 0; i < n; ++i) set(i, field.Get(static_cast<int>(i)));
+    return true;
+  };
+  auto as_double = [&](int64_t i, double v) { a.SetDouble(i, v); };
+  bool ok = false;
+  switch (t.data_type()) {
+    case onnx::TensorProto::FLOAT:
+      ok = fill(t.float_data(), as_double);
+      break;
+    case onnx::TensorProto::DOUBLE:
+      ok = fill(t.double_data(), as_double);
+      break;
+    case onnx::TensorProto::INT64:
+      ok = fill(t.int64_data(), [&](int64_t i, int64_t v) { a.data<int64_t>()[i] = v; });
+      break;
+    case onnx::TensorProto::UINT32:
+    case onnx::TensorProto::UINT64:
+      ok = fill(t.uint64_data(), [&](int64_t i, uint64_t v) {
+        if (dtype.bits() == 64)
+          a.data<uint64_t>()[i] = v;
+        else
+          a.data<uint32_t>()[i] = static_cast<uint32_t>(v);
+      });
+      break;
+    case onnx::TensorProto::FLOAT16:
+    case onnx::TensorProto::BFLOAT16:  // the 16 bits of each value
+      ok = fill(t.int32_data(),
+                [&](int64_t i, int32_t v) { a.data<uint16_t>()[i] = static_cast<uint16_t>(v); });
+      break;
+    default:  // the narrow integers and bool
+      ok = fill(t.int32_data(), as_double);
+      break;
+  }
+  return ok ? a : NDArray();
 }
 
 }  // namespace tirtune::graph::testing

@@ -32,6 +32,10 @@ struct TensorType {
   friend bool operator!=(const TensorType& a, const TensorType& b) { return !(a == b); }
 };
 
+/// Whether `t` can be a tensor's element type in the graph: bool, 8- to 64-bit integers
+/// (signed or not), float16, bfloat16, float32 and float64 (scalar, not a vector or a handle).
+bool IsTensorElementType(DataType t);
+
 /// A float32 tensor type (the common case in tests and models).
 inline TensorType F32(std::vector<int64_t> shape) {
   return TensorType{std::move(shape), DataType::Float(32)};

@@ -18,7 +18,8 @@ ValueId ChannelsLastForRank(ImportContext& ctx, int i, int rank) {
   std::vector<int64_t> shape(rank - own, 1);
   shape.insert(shape.end(), v.shape.begin(), v.shape.end());
   if (v.is_host()) {
-    return ctx.Constant(HostTranspose(HostReshape(v.host, shape), ToChannelsLastPerm(rank)));
+    return ctx.Constant(
+        HostTranspose(HostReshape(ConstantData(v), shape), ToChannelsLastPerm(rank)));
   }
   ValueId reshaped = ctx.Emit("reshape", {ctx.Plain(i)}, {{"shape", shape}});
   return ctx.Emit("transpose", {reshaped}, {{"perm", ToChannelsLastPerm(rank)}});
@@ -31,8 +32,9 @@ bool IsChannelsLastOnly(const ImportedValue& v) {
 // Output 0 = op(inputs 0 and 1) in the graph, channel-last when an operand of the full rank is
 // only channel-last.
 void EmitBinary(ImportContext& ctx, const std::string& op) {
-  ctx.RequireFloat(0);
-  ctx.RequireFloat(1);
+  ctx.UnifyTypes({0, 1});
+  ctx.RequireNumber(0);
+  ctx.RequireNumber(1);
   const ImportedValue& a = ctx.Input(0);
   const ImportedValue& b = ctx.Input(1);
   int rank = static_cast<int>(std::max(a.shape.size(), b.shape.size()));
@@ -116,12 +118,11 @@ void ConvertVariadic(ImportContext& ctx) {
   const std::string& type = ctx.node().op_type();
   int n = ctx.NumInputs();
   if (n < 1) ctx.Fail("{} needs at least one input", type);
-  // Max and Min also compare int64 (indices, lengths); sums stay float32.
-  bool integers = (type == "Max" || type == "Min") && ctx.Input(0).dtype == DataType::Int(64);
-  for (int i = 0; i < n; ++i) {
-    if (integers && ctx.Input(i).dtype == DataType::Int(64)) continue;
-    ctx.RequireFloat(i);
-  }
+  std::vector<int> all(n);
+  for (int i = 0; i < n; ++i) all[i] = i;
+  DataType dtype = ctx.UnifyTypes(all);
+  for (int i = 0; i < n; ++i) ctx.RequireNumber(i);
+  if (type == "Mean" && !dtype.is_float()) ctx.Fail("Mean of {} tensors", dtype.str());
   if (n == 1) {
     ctx.Alias(0, 0);
     return;
@@ -129,7 +130,7 @@ void ConvertVariadic(ImportContext& ctx) {
   const char* op = type == "Max" ? "maximum" : type == "Min" ? "minimum" : "add";
   ValueId y = ctx.Plain(0);
   for (int i = 1; i < n; ++i) y = ctx.Emit(op, {y, ctx.Plain(i)});
-  if (type == "Mean") y = ctx.Emit("divide", {y, ctx.ScalarConstant(n)});
+  if (type == "Mean") y = ctx.Emit("divide", {y, ctx.Constant(HostCast(FloatScalar(n), dtype))});
   ctx.SetPlain(0, y);
 }
 
@@ -147,9 +148,12 @@ void ConvertMod(ImportContext& ctx) {
   const ImportedValue& a = ctx.Input(0);
   const ImportedValue& b = ctx.Input(1);
   int64_t fmod = ctx.AttrInt("fmod", 0);
-  if (a.dtype != b.dtype) ctx.Fail("inputs are {} and {}", a.dtype.str(), b.dtype.str());
-  bool is_int = a.dtype == DataType::Int(64);
-  if (!is_int) ctx.RequireFloat(0);
+  DataType dtype = ctx.UnifyTypes({0, 1});
+  if (a.is_host() && b.is_host() && a.dtype != b.dtype) {
+    ctx.Fail("inputs are {} and {}", a.dtype.str(), b.dtype.str());
+  }
+  bool is_int = dtype.is_integral();
+  ctx.RequireNumber(0);
   if (a.is_host() && b.is_host()) {
     ctx.SetHost(0, HostBinary(a.host, b.host, a.dtype, [&](double x, double y) {
       if (y == 0) return is_int ? 0.0 : std::nan("");
@@ -267,18 +271,31 @@ void ConvertClip(ImportContext& ctx) {
   EmitUnary(ctx, "clip", {{"min", lo}, {"max", hi}});
 }
 
-// Equal, Less, Greater, LessOrEqual, GreaterOrEqual, And, Or, Xor and Not: booleans, which the
-// graph does not hold, so only at import time (shape and mask computations).
+// Equal, Less, Greater, LessOrEqual, GreaterOrEqual, And, Or, Xor and Not: on the host when
+// every input is known at import time (shape and mask computations), else a graph operator
+// giving a bool tensor.
 void ConvertCompare(ImportContext& ctx) {
   const std::string& type = ctx.node().op_type();
   bool unary = type == "Not";
-  for (int i = 0; i < (unary ? 1 : 2); ++i) {
-    if (!ctx.Input(i).is_host()) {
-      ctx.Fail(
-          "{} of tensors computed by the graph is not supported (the graph holds no "
-          "booleans); only {} at import time (shape and mask computations) is",
-          type, type);
-    }
+  bool logical = unary || type == "And" || type == "Or" || type == "Xor";
+  bool host = ctx.Input(0).is_host() && (unary || ctx.Input(1).is_host());
+  if (!host) {
+    static const std::map<std::string, std::string> ops = {{"Equal", "equal"},
+                                                           {"Less", "less"},
+                                                           {"LessOrEqual", "less_equal"},
+                                                           {"Greater", "greater"},
+                                                           {"GreaterOrEqual", "greater_equal"},
+                                                           {"And", "logical_and"},
+                                                           {"Or", "logical_or"},
+                                                           {"Xor", "logical_xor"},
+                                                           {"Not", "logical_not"}};
+    DataType dtype = unary ? ctx.Input(0).dtype : ctx.UnifyTypes({0, 1});
+    if (logical && !dtype.is_bool())
+      ctx.Fail("{} of {} tensors (bool expected)", type, dtype.str());
+    std::vector<ValueId> args = {ctx.Plain(0)};
+    if (!unary) args.push_back(ctx.Plain(1));
+    ctx.SetPlain(0, ctx.Emit(ops.at(type), args));
+    return;
   }
   const NDArray& a = ctx.Input(0).host;
   if (unary) {
@@ -304,39 +321,51 @@ void ConvertWhere(ImportContext& ctx) {
   const ImportedValue& cond = ctx.Input(0);
   const ImportedValue& x = ctx.Input(1);
   const ImportedValue& y = ctx.Input(2);
-  if (!cond.is_host()) ctx.Fail("the condition must be known at import time");
-  if (x.is_host() && y.is_host()) {
+  if (cond.is_host() && x.is_host() && y.is_host()) {
     if (x.dtype != y.dtype) ctx.Fail("branches are {} and {}", x.dtype.str(), y.dtype.str());
     ctx.SetHost(0, HostWhere(cond.host, x.host, y.host));
     return;
   }
-  ctx.RequireFloat(1);
-  ctx.RequireFloat(2);
-  ValueId c = ctx.Constant(HostCast(cond.host, DataType::Float(32)));
+  ctx.UnifyTypes({1, 2});
+  if (!cond.is_host() && !cond.dtype.is_bool()) ctx.Fail("the condition is {}", cond.dtype.str());
+  ValueId c = cond.is_host() ? ctx.Constant(HostCast(cond.host, DataType::Bool())) : ctx.Plain(0);
   ctx.SetPlain(0, ctx.Emit("where", {c, ctx.Plain(1), ctx.Plain(2)}));
 }
 
-void ConvertCast(ImportContext& ctx) {
-  int to = static_cast<int>(ctx.AttrInt("to", 0));
-  DataType dtype;
-  if (!HostDataType(to, &dtype)) ctx.Fail("casting to {} is not supported", ElemTypeName(to));
+namespace {
+
+// Output 0 = input 0 converted to `dtype` (an exact graph element type).
+void CastTo(ImportContext& ctx, DataType dtype) {
   const ImportedValue& x = ctx.Input(0);
   if (x.is_host()) {
-    ctx.SetHost(0, HostCast(x.host, dtype));
+    // Rounded (float16, bfloat16) or saturated (narrow integers) in the target type, then held in
+    // host form.
+    ctx.SetHost(0, HostCast(HostCast(x.host, dtype), HostForm(dtype)));
+    ImportedValue& out = ctx.Lookup(ctx.node().output(0));
+    if (out.dtype != dtype) out.constant_dtype = dtype;
     return;
   }
   if (x.dtype == dtype) {
     ctx.Alias(0, 0);
     return;
   }
-  // The graph holds float32 and int64: an int64 input (a mask, positions) cast for arithmetic, or
-  // floats truncated to indices.
-  auto graph_type = [](DataType t) { return t == DataType::Float(32) || t == DataType::Int(64); };
-  if (!graph_type(x.dtype) || !graph_type(dtype)) {
-    ctx.Fail("casting a {} tensor computed by the graph to {} is not supported", x.dtype.str(),
-             ElemTypeName(to));
-  }
   ctx.SetPlain(0, ctx.Emit("cast", {ctx.Plain(0)}, {{"dtype", dtype.str()}}));
+}
+
+}  // namespace
+
+void ConvertCast(ImportContext& ctx) {
+  int to = static_cast<int>(ctx.AttrInt("to", 0));
+  DataType dtype;
+  if (!GraphDataType(to, &dtype)) ctx.Fail("casting to {} is not supported", ElemTypeName(to));
+  CastTo(ctx, dtype);
+}
+
+// CastLike: Cast to the element type of input 1 (for one known at import time: the type its
+// constant takes, int64 for an integer).
+void ConvertCastLike(ImportContext& ctx) {
+  const ImportedValue& like = ctx.Input(1);
+  CastTo(ctx, like.is_host() ? like.constant_dtype.value_or(like.dtype) : like.dtype);
 }
 
 void ConvertIdentity(ImportContext& ctx) { ctx.Alias(0, 0); }

@@ -1,6 +1,6 @@
 // Indexed reads and writes: GatherElements, GatherND, ScatterElements (and Scatter), ScatterND,
 // OneHot, NonZero.
-// Their indices are known at import time (except GatherElements', an int64 graph input too).
+// Their indices are known at import time (except GatherElements', a graph input too).
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -9,12 +9,11 @@
 
 namespace tirtune::graph::onnx_import {
 
-// GatherElements: the graph operator gather_elements (indices as int64).
+// GatherElements: the graph operator gather_elements (indices of a signed integer type).
 void ConvertGatherElements(ImportContext& ctx) {
-  ctx.RequireFloat(0);
   const ImportedValue& indices = ctx.Input(1);
-  if (indices.dtype != DataType::Int(64)) {
-    ctx.Fail("indices are {}; int64 expected", indices.dtype.str());
+  if (!indices.dtype.is_int()) {
+    ctx.Fail("indices are {}; a signed integer type expected", indices.dtype.str());
   }
   ctx.SetPlain(0, ctx.Emit("gather_elements", {ctx.Plain(0), ctx.Plain(1)},
                            {{"axis", ctx.AttrInt("axis", 0)}}));
@@ -169,7 +168,6 @@ void ConvertGatherND(ImportContext& ctx) {
     ctx.SetHost(0, out);
     return;
   }
-  ctx.RequireFloat(0);
   ValueId rows_of = ctx.Emit("reshape", {ctx.Plain(0)}, {{"shape", flat}});
   ctx.SetPlain(0, ctx.Emit("take", {rows_of, ctx.Constant(row_index)}, {{"axis", int64_t{0}}}));
 }

@@ -112,14 +112,13 @@ void ConvertGather(ImportContext& ctx) {
   const ImportedValue& data = ctx.Input(0);
   const ImportedValue& indices = ctx.Input(1);
   int axis = ctx.NormalizeAxis(ctx.AttrInt("axis", 0), static_cast<int>(data.shape.size()));
-  if (indices.dtype != DataType::Int(64)) ctx.Fail("indices must be integers");
+  if (!indices.dtype.is_int()) ctx.Fail("indices must be signed integers");
   if (data.is_host() && indices.is_host()) {
     NDArray out = HostGather(data.host, indices.host, axis);
     if (!out.defined()) ctx.Fail("an index is out of range for extent {}", data.shape[axis]);
     ctx.SetHost(0, out);
     return;
   }
-  ctx.RequireFloat(0);
   if (indices.is_host() && indices.shape.empty()) {  // one index: a slice without the axis
     int64_t i = indices.host.data<int64_t>()[0];
     if (i < 0) i += data.shape[axis];
@@ -158,9 +157,11 @@ void ConvertConcat(ImportContext& ctx) {
     ctx.SetHost(0, HostConcat(parts, axis));
     return;
   }
+  std::vector<int> all(ctx.NumInputs());
+  for (int i = 0; i < ctx.NumInputs(); ++i) all[i] = i;
+  ctx.UnifyTypes(all);
   std::vector<ValueId> args;
   for (int i = 0; i < ctx.NumInputs(); ++i) {
-    ctx.RequireFloat(i);
     args.push_back(all_channels_last ? ctx.ChannelsLast(i) : ctx.Plain(i));
   }
   if (all_channels_last) {  // the axis's position in the channel-last layout
@@ -314,7 +315,6 @@ void ConvertExpand(ImportContext& ctx) {
   } else if (out_shape == x.shape) {
     ctx.Alias(0, 0);
   } else {
-    ctx.RequireFloat(0);
     ctx.SetPlain(0, ctx.Emit("broadcast_to", {ctx.Plain(0)}, {{"shape", out_shape}}));
   }
 }
@@ -385,7 +385,6 @@ void ConvertDepthSpace(ImportContext& ctx) {
     ctx.SetHost(0, HostReshape(t, shape));
     return;
   }
-  ctx.RequireFloat(0);
   ctx.SetPlain(0, Rearranged(ctx, split, perm, shape));
 }
 
@@ -410,7 +409,6 @@ void ConvertTile(ImportContext& ctx) {
     ctx.SetHost(0, HostReshape(HostExpand(HostReshape(x.host, split), wide), shape));
     return;
   }
-  ctx.RequireFloat(0);
   ValueId v = ctx.Emit("reshape", {ctx.Plain(0)}, {{"shape", split}});
   v = ctx.Emit("broadcast_to", {v}, {{"shape", wide}});
   ctx.SetPlain(0, ctx.Emit("reshape", {v}, {{"shape", shape}}));
@@ -457,7 +455,6 @@ void ConvertSplit(ImportContext& ctx) {
       ctx.SetHost(i, HostSlice(x.host, begin, strides, out_shape));
       continue;
     }
-    ctx.RequireFloat(0);
     ctx.SetPlain(i, ctx.Emit("strided_slice", {ctx.Plain(0)},
                              {{"begin", begin}, {"end", end}, {"strides", strides}}));
   }
@@ -483,8 +480,8 @@ void ConvertTrilu(ImportContext& ctx) {
     ctx.SetHost(0, HostBinary(x.host, mask, x.dtype, [](double v, double m) { return v * m; }));
     return;
   }
-  ctx.RequireFloat(0);
-  ctx.SetPlain(0, ctx.Emit("multiply", {ctx.Plain(0), ctx.Constant(mask)}));
+  ctx.RequireNumber(0);
+  ctx.SetPlain(0, ctx.Emit("multiply", {ctx.Plain(0), ctx.Constant(HostCast(mask, x.dtype))}));
 }
 
 // Size: the element count, known at import time.
@@ -527,7 +524,6 @@ void ConvertPad(ImportContext& ctx) {
   if (mode != "constant" && mode != "edge" && mode != "reflect") {
     ctx.Fail("mode '{}' is not supported (constant, edge or reflect)", mode);
   }
-  ctx.RequireFloat(0);
   ValueId v = ctx.Plain(0);
   Ints begin(rank, 0), end = x.shape, strides(rank, 1);
   bool crop = false;

@@ -16,6 +16,7 @@ const std::map<std::string, Converter>& Table() {
       {"AveragePool", ConvertPool},
       {"BatchNormalization", ConvertBatchNormalization},
       {"Cast", ConvertCast},
+      {"CastLike", ConvertCastLike},
       {"Ceil", ConvertActivation},
       {"Celu", ConvertActivation},
       {"Clip", ConvertClip},

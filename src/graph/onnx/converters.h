@@ -22,6 +22,7 @@ void ConvertClip(ImportContext& ctx);
 void ConvertCompare(ImportContext& ctx);
 void ConvertWhere(ImportContext& ctx);
 void ConvertCast(ImportContext& ctx);
+void ConvertCastLike(ImportContext& ctx);
 void ConvertIdentity(ImportContext& ctx);
 void ConvertDropout(ImportContext& ctx);
 

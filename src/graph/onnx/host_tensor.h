@@ -46,8 +46,16 @@ NDArray FloatScalar(double value);
 /// The largest finite float32: the padding of max pools, the bounds of an unbounded Clip.
 constexpr double kLargestFloat32 = 3.4028234663852886e38;
 
-/// Element type conversion between float32, int64 and bool (nonzero is true).
+/// Element type conversion (nonzero is true; floats to integers truncate and saturate): between
+/// the three host types, and to any graph element type for a constant the graph takes.
 NDArray HostCast(const NDArray& t, DataType to);
+
+/// The host type holding values of graph element type `t`: float32 for floats, int64 for
+/// integers, bool for bool.
+inline DataType HostForm(DataType t) {
+  if (t.is_bool()) return DataType::Bool();
+  return t.is_float() ? DataType::Float(32) : DataType::Int(64);
+}
 
 /// The NumPy broadcast of two shapes; `*ok` is set to false when they do not broadcast.
 std::vector<int64_t> BroadcastShapes(const std::vector<int64_t>& a, const std::vector<int64_t>& b,

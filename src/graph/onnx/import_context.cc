@@ -103,6 +103,38 @@ void ImportContext::RequireFloat(int i) const {
   }
 }
 
+void ImportContext::RequireNumber(int i) const {
+  if (Input(i).dtype.is_bool()) {
+    Fail("input {} '{}' is bool; a number type is needed here", i, node_->input(i));
+  }
+}
+
+DataType ImportContext::UnifyTypes(const std::vector<int>& inputs) {
+  std::optional<DataType> type;
+  int first = -1;
+  for (int i : inputs) {
+    const ImportedValue& v = Input(i);
+    if (v.is_host()) continue;
+    if (type && *type != v.dtype) {
+      Fail("input {} '{}' is {} but input {} '{}' is {}", first, node_->input(first), type->str(),
+           i, node_->input(i), v.dtype.str());
+    }
+    type = v.dtype;
+    first = i;
+  }
+  if (!type) return Input(inputs[0]).dtype;
+  for (int i : inputs) {
+    ImportedValue& v = Lookup(node_->input(i));
+    if (!v.is_host() || v.constant_dtype == type) continue;
+    if (v.constant_dtype.has_value() || v.dtype != *type) {
+      v.constant_dtype = *type;
+      v.plain = -1;
+      v.channels_last = -1;
+    }
+  }
+  return *type;
+}
+
 int ImportContext::NormalizeAxis(int64_t axis, int rank) const {
   if (axis < -rank || axis >= rank) Fail("axis {} is out of range for rank {}", axis, rank);
   return static_cast<int>(axis < 0 ? axis + rank : axis);
@@ -149,7 +181,7 @@ ValueId ImportContext::PlainOf(const std::string& name) {
   ImportedValue& v = Lookup(name);
   if (v.plain >= 0) return v.plain;
   if (v.is_host()) {
-    v.plain = Constant(v.host, SanitizeName(name));
+    v.plain = Constant(ConstantData(v), SanitizeName(name));
   } else {
     TT_ICHECK(v.channels_last >= 0, "value '{}' has no graph form", name);
     int rank = static_cast<int>(v.shape.size());
@@ -166,7 +198,7 @@ ValueId ImportContext::ChannelsLastOf(const std::string& name) {
   TT_ICHECK(rank >= 3, "channel-last form of rank-{} value '{}'", rank, name);
   std::string cl_name = SanitizeName(name) + "_channels_last";
   if (v.is_host()) {
-    v.channels_last = Constant(HostTranspose(v.host, ToChannelsLastPerm(rank)), cl_name);
+    v.channels_last = Constant(HostTranspose(ConstantData(v), ToChannelsLastPerm(rank)), cl_name);
   } else {
     v.channels_last = Emit("transpose", {v.plain}, {{"perm", ToChannelsLastPerm(rank)}}, cl_name);
   }

@@ -6,6 +6,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,9 +26,17 @@ struct ImportedValue {
   NDArray host;
   ValueId plain = -1;
   ValueId channels_last = -1;
+  /// For a host value: the element type its graph constant takes, when a graph-computed operand
+  /// has shown the ONNX type it shares with this value (UnifyTypes); the host type otherwise.
+  std::optional<DataType> constant_dtype;
 
   bool is_host() const { return host.defined(); }
 };
+
+/// The data of host value `v` as its graph constant holds it (in v.constant_dtype when set).
+inline NDArray ConstantData(const ImportedValue& v) {
+  return v.constant_dtype ? HostCast(v.host, *v.constant_dtype) : v.host;
+}
 
 /// The permutation taking ONNX's layout [N, C, D1, ..., Dk] to [N, D1, ..., Dk, C] (rank >= 3),
 /// and its inverse.
@@ -80,6 +89,13 @@ class ImportContext {
   ValueId ChannelsLast(int i);
   /// Fails unless input i is float32.
   void RequireFloat(int i) const;
+  /// Fails when input i is bool (arithmetic needs numbers).
+  void RequireNumber(int i) const;
+  /// The element type T that ONNX gives inputs `inputs` together: that of the graph-computed
+  /// ones (they must agree), or input inputs[0]'s when all are known at import time. Host inputs
+  /// among them then enter the graph as constants of T (a host tensor holds every integer type
+  /// as int64 and every float as float32).
+  DataType UnifyTypes(const std::vector<int>& inputs);
   /// `axis` (negative counts from the end) as a position in [0, rank); fails when out of range.
   int NormalizeAxis(int64_t axis, int rank) const;
   /// The one element of input i (known at import time) as a double.
@@ -152,11 +168,13 @@ Converter FindConverter(const std::string& op_type);
 /// Every operator with a converter, sorted.
 std::vector<std::string> ConvertedOperators();
 
-/// The NDArray of a TensorProto (float32, int64 for every integer type, bool). `what` names the
-/// tensor in messages.
+/// The NDArray of a TensorProto in its host form (float32 for every float type, int64 for every
+/// integer type, bool). `what` names the tensor in messages.
 NDArray TensorFromProto(const onnx::TensorProto& proto, const std::string& what);
 /// The element type a host tensor gets for ONNX elem_type `elem_type`, or false when unsupported.
 bool HostDataType(int elem_type, DataType* dtype);
+/// The element type a graph tensor of ONNX elem_type `elem_type` has, or false when unsupported.
+bool GraphDataType(int elem_type, DataType* dtype);
 /// "FLOAT", "INT64", ... for messages.
 std::string ElemTypeName(int elem_type);
 

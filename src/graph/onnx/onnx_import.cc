@@ -223,9 +223,10 @@ void DefineInput(const onnx::ValueInfoProto& info, const OnnxImportOptions& opti
     ImportedValue v;
     v.host = it->second;
     v.shape = v.host.shape();
+    DataType given = v.host.dtype();
+    v.host = onnx_import::HostCast(v.host, onnx_import::HostForm(given));
     v.dtype = v.host.dtype();
-    if (v.dtype == DataType::Int(32)) v.host = onnx_import::HostCast(v.host, DataType::Int(64));
-    v.dtype = v.host.dtype();
+    if (given.is_float() && given != v.dtype) v.constant_dtype = given;
     ctx.Define(name, std::move(v));
     return;
   }
@@ -237,13 +238,11 @@ void DefineInput(const onnx::ValueInfoProto& info, const OnnxImportOptions& opti
   }
   int elem_type = info.type().tensor_type().elem_type();
   DataType dtype;
-  if (elem_type == onnx::TensorProto::FLOAT) {
-    dtype = DataType::Float(32);
-  } else if (elem_type == onnx::TensorProto::INT64) {
-    dtype = DataType::Int(64);
-  } else {
-    TT_USER_ERROR("graph input '{}' is {}; inputs must be FLOAT (or INT64 indices)", name,
-                  onnx_import::ElemTypeName(elem_type));
+  if (!onnx_import::GraphDataType(elem_type, &dtype)) {
+    TT_USER_ERROR(
+        "graph input '{}' is {}; inputs must be floats (FLOAT, DOUBLE, FLOAT16, BFLOAT16), "
+        "integers or BOOL",
+        name, onnx_import::ElemTypeName(elem_type));
   }
   if (!info.type().tensor_type().has_shape()) {
     TT_USER_ERROR("graph input '{}' has no shape; give one in OnnxImportOptions::input_shapes",
@@ -372,6 +371,11 @@ Graph ImportOnnxFromBytes(const std::string& bytes, const OnnxImportOptions& opt
     v.host = onnx_import::TensorFromProto(t, fmt::format("initializer '{}'", t.name()));
     v.shape = v.host.shape();
     v.dtype = v.host.dtype();
+    // A float initializer of another width enters the graph in its own type.
+    DataType exact;
+    if (onnx_import::GraphDataType(t.data_type(), &exact) && exact.is_float() && exact != v.dtype) {
+      v.constant_dtype = exact;
+    }
     ctx.Define(t.name(), std::move(v));
   }
   for (const onnx::ValueInfoProto& info : onnx_graph.input()) {
@@ -420,6 +424,15 @@ Graph ImportOnnxFromBytes(const std::string& bytes, const OnnxImportOptions& opt
   // Step 7.
   ctx.BeginNode(nullptr, -1);
   for (const onnx::ValueInfoProto& out : onnx_graph.output()) {
+    // An output known at import time takes the element type the model declares for it.
+    ImportedValue& value = ctx.Lookup(out.name());
+    DataType declared;
+    if (value.is_host() && out.type().has_tensor_type() &&
+        onnx_import::GraphDataType(out.type().tensor_type().elem_type(), &declared) &&
+        value.constant_dtype.value_or(value.dtype) != declared) {
+      value.constant_dtype = declared;
+      value.plain = -1;
+    }
     ValueId v = ctx.PlainOf(out.name());
     graph.AddOutput(v);
     // An operator imported as several calls names the first after its ONNX output (Gemm: the

@@ -13,20 +13,43 @@ std::string ElemTypeName(int elem_type) {
   return fmt::format("element type {}", elem_type);
 }
 
-bool HostDataType(int elem_type, DataType* dtype) {
+bool GraphDataType(int elem_type, DataType* dtype) {
   switch (elem_type) {
     case onnx::TensorProto::FLOAT:
       *dtype = DataType::Float(32);
       return true;
+    case onnx::TensorProto::DOUBLE:
+      *dtype = DataType::Float(64);
+      return true;
+    case onnx::TensorProto::FLOAT16:
+      *dtype = DataType::Float(16);
+      return true;
+    case onnx::TensorProto::BFLOAT16:
+      *dtype = DataType::BFloat16();
+      return true;
     case onnx::TensorProto::INT8:
+      *dtype = DataType::Int(8);
+      return true;
     case onnx::TensorProto::INT16:
+      *dtype = DataType::Int(16);
+      return true;
     case onnx::TensorProto::INT32:
+      *dtype = DataType::Int(32);
+      return true;
     case onnx::TensorProto::INT64:
-    case onnx::TensorProto::UINT8:
-    case onnx::TensorProto::UINT16:
-    case onnx::TensorProto::UINT32:
-    case onnx::TensorProto::UINT64:
       *dtype = DataType::Int(64);
+      return true;
+    case onnx::TensorProto::UINT8:
+      *dtype = DataType::UInt(8);
+      return true;
+    case onnx::TensorProto::UINT16:
+      *dtype = DataType::UInt(16);
+      return true;
+    case onnx::TensorProto::UINT32:
+      *dtype = DataType::UInt(32);
+      return true;
+    case onnx::TensorProto::UINT64:
+      *dtype = DataType::UInt(64);
       return true;
     case onnx::TensorProto::BOOL:
       *dtype = DataType::Bool();
@@ -34,6 +57,13 @@ bool HostDataType(int elem_type, DataType* dtype) {
     default:
       return false;
   }
+}
+
+bool HostDataType(int elem_type, DataType* dtype) {
+  DataType exact;
+  if (!GraphDataType(elem_type, &exact)) return false;
+  *dtype = HostForm(exact);
+  return true;
 }
 
 namespace {
@@ -74,6 +104,8 @@ int ElemBytes(int elem_type) {
       return 1;
     case onnx::TensorProto::INT16:
     case onnx::TensorProto::UINT16:
+    case onnx::TensorProto::FLOAT16:
+    case onnx::TensorProto::BFLOAT16:
       return 2;
     case onnx::TensorProto::INT32:
     case onnx::TensorProto::UINT32:
@@ -89,7 +121,7 @@ int ElemBytes(int elem_type) {
 NDArray TensorFromProto(const onnx::TensorProto& proto, const std::string& what) {
   DataType dtype;
   if (!HostDataType(proto.data_type(), &dtype)) {
-    TT_USER_ERROR("{}: element type {} is not supported (float32, integers and bool are)", what,
+    TT_USER_ERROR("{}: element type {} is not supported (floats, integers and bool are)", what,
                   ElemTypeName(proto.data_type()));
   }
   if (proto.data_location() == onnx::TensorProto::EXTERNAL) {
@@ -111,6 +143,30 @@ NDArray TensorFromProto(const onnx::TensorProto& proto, const std::string& what)
                     count);
     }
   };
+  if (type == onnx::TensorProto::DOUBLE || type == onnx::TensorProto::FLOAT16 ||
+      type == onnx::TensorProto::BFLOAT16) {
+    // Read in their own type, then held as float32 (the host form of every float).
+    DataType exact;
+    GraphDataType(type, &exact);
+    NDArray out = HostEmpty(shape, exact);
+    if (proto.has_raw_data()) {
+      if (static_cast<int64_t>(proto.raw_data().size()) != count * ElemBytes(type)) {
+        TT_USER_ERROR("{}: raw data holds {} bytes, shape {} of {} needs {}", what,
+                      proto.raw_data().size(), ShapeString(shape), ElemTypeName(type),
+                      count * ElemBytes(type));
+      }
+      std::memcpy(out.raw(), proto.raw_data().data(), proto.raw_data().size());
+    } else if (type == onnx::TensorProto::DOUBLE) {
+      check(proto.double_data_size());
+      for (int64_t i = 0; i < count; ++i) out.data<double>()[i] = proto.double_data(i);
+    } else {  // int32_data holds the 16 bits of each half-precision value
+      check(proto.int32_data_size());
+      for (int64_t i = 0; i < count; ++i) {
+        out.data<uint16_t>()[i] = static_cast<uint16_t>(proto.int32_data(i));
+      }
+    }
+    return HostCast(out, DataType::Float(32));
+  }
   if (proto.has_raw_data()) {
     const std::string& raw = proto.raw_data();
     if (static_cast<int64_t>(raw.size()) != count * ElemBytes(type)) {

@@ -68,8 +68,8 @@ std::vector<int64_t> BroadcastWith(const std::vector<int64_t>& shape, const Tens
   return out;
 }
 
-// where(condition, lhs, rhs): lhs where the (float) condition is nonzero, else rhs; all three
-// broadcast together.
+// where(condition, lhs, rhs): lhs where the condition (bool, or a number: nonzero) holds, else
+// rhs; all three broadcast together.
 Tensor Where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   if (a.dtype() != b.dtype()) {
     TT_USER_ERROR("where: {} is {} but {} is {}", a.name(), a.dtype().str(), b.name(),
@@ -141,6 +141,25 @@ OpDef Binary(std::string name, std::function<Expr(Expr, Expr)> f) {
       .example_inputs = {F32({2, 3, 4}), F32({3, 1})},
       .example_attrs = {},
   };
+}
+
+void RequireBool(const Tensor& t, const char* op) {
+  if (!t.dtype().is_bool())
+    TT_USER_ERROR("{}: {} is {}, bool expected", op, t.name(), t.dtype().str());
+}
+
+// A logical operator on two bool tensors, under broadcasting.
+OpDef Logical(std::string name, std::function<Expr(Expr, Expr)> f) {
+  std::string op = name;
+  OpDef def = Binary(std::move(name), nullptr);
+  def.compute = [f, op](const std::vector<Tensor>& in, const Attrs&) {
+    RequireBool(in[0], op.c_str());
+    RequireBool(in[1], op.c_str());
+    return BroadcastBinary(in[0], in[1], f, op.c_str());
+  };
+  def.example_inputs = {TensorType{{2, 3, 4}, DataType::Bool()},
+                        TensorType{{3, 1}, DataType::Bool()}};
+  return def;
 }
 
 }  // namespace
@@ -228,11 +247,34 @@ std::vector<OpDef> ElementwiseOps() {
   ops.push_back(Binary("add", [](Expr a, Expr b) { return a + b; }));
   ops.push_back(Binary("subtract", [](Expr a, Expr b) { return a - b; }));
   ops.push_back(Binary("multiply", [](Expr a, Expr b) { return a * b; }));
-  ops.push_back(Binary("divide", [](Expr a, Expr b) { return a / b; }));
+  // Integer division truncates toward zero, and a division by 0 gives 0 instead of a trap.
+  ops.push_back(Binary("divide", [](Expr a, Expr b) {
+    if (a.dtype().is_float()) return a / b;
+    Expr zero = MakeConst(b.dtype(), 0);
+    Expr safe = Select(Eq(b, zero), MakeConst(b.dtype(), 1), b);
+    return Select(Eq(b, zero), zero, a / safe);
+  }));
   ops.push_back(Binary("maximum", [](Expr a, Expr b) { return Max(a, b); }));
   ops.push_back(Binary("minimum", [](Expr a, Expr b) { return Min(a, b); }));
 
   ops.push_back(Binary("power", [](Expr a, Expr b) { return Pow(a, b); }));
+  // Comparisons (ONNX's Equal, Less, ...): a bool per element of the broadcast.
+  ops.push_back(Binary("equal", [](Expr a, Expr b) { return Eq(a, b); }));
+  ops.push_back(Binary("less", [](Expr a, Expr b) { return a < b; }));
+  ops.push_back(Binary("less_equal", [](Expr a, Expr b) { return a <= b; }));
+  ops.push_back(Binary("greater", [](Expr a, Expr b) { return a > b; }));
+  ops.push_back(Binary("greater_equal", [](Expr a, Expr b) { return a >= b; }));
+  // Logic on bool tensors (ONNX's And, Or, Xor, Not).
+  ops.push_back(Logical("logical_and", [](Expr a, Expr b) { return a && b; }));
+  ops.push_back(Logical("logical_or", [](Expr a, Expr b) { return a || b; }));
+  ops.push_back(Logical("logical_xor", [](Expr a, Expr b) { return Ne(a, b); }));
+  OpDef logical_not = Unary("logical_not", OpPattern::kElemWise, [](const Tensor& x) {
+    RequireBool(x, "logical_not");
+    return Map(
+        x, [](Expr e) { return !e; }, "T_logical_not");
+  });
+  logical_not.example_inputs = {TensorType{{2, 3}, DataType::Bool()}};
+  ops.push_back(logical_not);
   // ONNX's Mod: with fmod the remainder of truncated division (C's fmod), else of floored
   // division (the divisor's sign, Python's %). An integer remainder by 0 is 0, not a trap.
   OpDef mod = Binary("mod", nullptr);
@@ -264,11 +306,12 @@ std::vector<OpDef> ElementwiseOps() {
       .pattern = OpPattern::kBroadcast,
       .compute = [](const std::vector<Tensor>& in,
                     const Attrs&) { return Where(in[0], in[1], in[2]); },
-      .example_inputs = {F32({3, 1}), F32({2, 3, 4}), F32({4})},
+      .example_inputs = {TensorType{{3, 1}, DataType::Bool()}, F32({2, 3, 4}), F32({4})},
       .example_attrs = {},
   });
-  // cast: every element converted to `dtype` (float32 or int64; float to int truncates toward
-  // zero, as ONNX's Cast): an int64 mask or position input made float for the arithmetic after it.
+  // cast: every element converted to `dtype` (any scalar number type or bool; float to integer
+  // truncates toward zero and saturates, NaN gives 0; nonzero is true): a mask or position input
+  // made float for the arithmetic after it, a float16 model input widened, a bool mask.
   ops.push_back(OpDef{
       .name = "cast",
       .inputs = {"data"},
@@ -279,8 +322,8 @@ std::vector<OpDef> ElementwiseOps() {
           [](const std::vector<Tensor>& in, const Attrs& attrs) {
             const std::string& name = attrs.GetString("dtype");
             std::optional<DataType> to = DataType::Parse(name);
-            if (!to || (*to != DataType::Float(32) && *to != DataType::Int(64))) {
-              TT_USER_ERROR("cast: to '{}' (float32 or int64 expected)", name);
+            if (!to || !IsTensorElementType(*to)) {
+              TT_USER_ERROR("cast: to '{}' (a scalar number or bool type expected)", name);
             }
             return Map(
                 in[0], [&](Expr e) { return Cast(*to, e); }, "T_cast");
