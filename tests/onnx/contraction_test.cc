@@ -77,6 +77,46 @@ TEST(OnnxContractionTest, EinsumImplicitOutputAndSummedLetters) {
   }
 }
 
+// "...ij,jk" with a rank-4 left operand: the ellipsis stands for its two leading axes; the
+// implicit output puts them first. "bii,bij->bj" takes each operand's diagonal (a letter repeated
+// in one operand) before the product.
+TEST(OnnxContractionTest, EinsumEllipsesAndDiagonalsMatchTheSum) {
+  {
+    OneNode m("Einsum", {{"a", {2, 3, 4, 5}}, {"b", {5, 6}}}, {2, 3, 4, 6});
+    OnnxModelBuilder::SetString(m.node, "equation", "...ij,jk");
+    Graph g = ImportOnnxFromBytes(m.b.Bytes());
+    std::vector<NDArray> in = MakeRandomInputs(g, 3);
+    NDArray y = RunGraph(g, in)[0];
+    ASSERT_EQ(y.shape(), (std::vector<int64_t>{2, 3, 4, 6}));
+    for (int64_t e = 0; e < 6; ++e) {
+      for (int64_t i = 0; i < 4; ++i) {
+        for (int64_t k = 0; k < 6; ++k) {
+          double sum = 0;
+          for (int64_t j = 0; j < 5; ++j) {
+            sum += in[0].GetDouble((e * 4 + i) * 5 + j) * in[1].GetDouble(j * 6 + k);
+          }
+          EXPECT_NEAR(y.GetDouble((e * 4 + i) * 6 + k), sum, 1e-5);
+        }
+      }
+    }
+  }
+  OneNode m("Einsum", {{"a", {2, 4, 4}}, {"b", {2, 4, 3}}}, {2, 3});
+  OnnxModelBuilder::SetString(m.node, "equation", "bii,bij->bj");
+  Graph g = ImportOnnxFromBytes(m.b.Bytes());
+  std::vector<NDArray> in = MakeRandomInputs(g, 4);
+  NDArray y = RunGraph(g, in)[0];
+  ASSERT_EQ(y.shape(), (std::vector<int64_t>{2, 3}));
+  for (int64_t b = 0; b < 2; ++b) {
+    for (int64_t j = 0; j < 3; ++j) {
+      double sum = 0;
+      for (int64_t i = 0; i < 4; ++i) {
+        sum += in[0].GetDouble((b * 4 + i) * 4 + i) * in[1].GetDouble((b * 4 + i) * 3 + j);
+      }
+      EXPECT_NEAR(y.GetDouble(b * 3 + j), sum, 1e-5);
+    }
+  }
+}
+
 TEST(OnnxContractionTest, EinsumRefusalsNameWhatIsMissing) {
   auto refusal = [](const std::string& equation, std::vector<int64_t> a, std::vector<int64_t> b,
                     std::vector<int64_t> out = {1}) {
@@ -92,9 +132,9 @@ TEST(OnnxContractionTest, EinsumRefusalsNameWhatIsMissing) {
   auto says = [](const std::string& text, const std::string& part) {
     return text.find(part) != std::string::npos;
   };
-  EXPECT_PRED2(says, refusal("...ij,...jk->...ik", {2, 3}, {3, 4}), "ellipsis");
-  EXPECT_PRED2(says, refusal("ii,ij->j", {3, 3}, {3, 4}), "diagonals");
-  EXPECT_PRED2(says, refusal("ij,jk->ik", {2, 3}, {4, 5}), "has extents 3 and 4");
+  EXPECT_PRED2(says, refusal("...ij,...jk->...ik", {2, 2, 3}, {5, 3, 4}, {2, 2, 4}),
+               "an axis under '...' has extents 2 and 5");
+  EXPECT_PRED2(says, refusal("ij,jk->ik", {2, 3}, {4, 5}), "letter 'j' has extents 3 and 4");
   EXPECT_PRED2(says, refusal("i,i->", {3}, {3}), "scalar result");
   EXPECT_PRED2(says, refusal("ij,jk->ik", {2, 3}, {3, 4}, {2, 4}), "imported");
 }

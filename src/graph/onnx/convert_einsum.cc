@@ -1,6 +1,7 @@
-// Einsum of one or two operands with explicit subscripts, as the graph's transposes, sums and
-// batched matrix products: the contractions models use ("bij,bjk->bik", "bhid,bhjd->bhij",
-// "i,j->ij", "ij->ji", "bij->bj").
+// Einsum of one or two operands, as the graph's transposes, sums and batched matrix products:
+// the contractions models use ("bij,bjk->bik", "bhid,bhjd->bhij", "...ij,...jk->...ik", "i,j->ij",
+// "ij->ji", "bij->bj", "ii->i").
+#include <algorithm>
 #include <cctype>
 #include <map>
 #include <string>
@@ -26,21 +27,75 @@ Labeled Reordered(ImportContext& ctx, const Labeled& v, const std::string& order
   return {ctx.Emit("transpose", {v.value}, {{"perm", perm}}), order};
 }
 
+// `terms` and `out` with each "..." replaced by letters the equation does not use, one per axis
+// it stands for (aligned to the right across operands, as NumPy broadcasts); with no explicit
+// output, `*out` is left empty and `*ellipsis` gets the letters, which lead the implicit output.
+void ExpandEllipses(ImportContext& ctx, const std::string& equation,
+                    std::vector<std::string>* terms, std::string* out, std::string* ellipsis) {
+  std::string unused;
+  for (char c = 'A'; c <= 'Z'; ++c) {
+    if (!Has(equation, c)) unused += c;
+  }
+  for (char c = 'a'; c <= 'z'; ++c) {
+    if (!Has(equation, c)) unused += c;
+  }
+  size_t widest = 0;
+  for (size_t i = 0; i < terms->size(); ++i) {
+    const std::string& t = (*terms)[i];
+    size_t at = t.find("...");
+    if (at == std::string::npos) continue;
+    if (t.find("...", at + 3) != std::string::npos) ctx.Fail("operand {} has two ellipses", i);
+    size_t rank = ctx.Input(static_cast<int>(i)).shape.size();
+    size_t named = t.size() - 3;
+    if (named > rank) ctx.Fail("operand {} has rank {}, fewer than its letters", i, rank);
+    widest = std::max(widest, rank - named);
+  }
+  if (widest > unused.size()) ctx.Fail("equation '{}': too many axes under '...'", equation);
+  *ellipsis = unused.substr(0, widest);
+  for (size_t i = 0; i < terms->size(); ++i) {
+    std::string& t = (*terms)[i];
+    size_t at = t.find("...");
+    if (at == std::string::npos) continue;
+    size_t axes = ctx.Input(static_cast<int>(i)).shape.size() - (t.size() - 3);
+    t.replace(at, 3, ellipsis->substr(widest - axes));
+  }
+  if (size_t at = out->find("..."); at != std::string::npos) out->replace(at, 3, *ellipsis);
+}
+
+// `v` with its repeated letters reduced to one axis each: the diagonal, as the sum over the
+// second axis of v times an identity mask made here.
+Labeled Diagonals(ImportContext& ctx, Labeled v, const std::map<char, int64_t>& extent) {
+  for (size_t d2 = 0; d2 < v.letters.size(); ++d2) {
+    size_t d1 = v.letters.find(v.letters[d2]);
+    if (d1 == d2) continue;
+    int64_t n = extent.at(v.letters[d2]);
+    Ints shape(v.letters.size(), 1);
+    shape[d1] = shape[d2] = n;
+    NDArray eye = HostEmpty(shape, DataType::Float(32));
+    for (int64_t i = 0; i < n * n; ++i) eye.SetDouble(i, i / n == i % n ? 1.0 : 0.0);
+    ValueId masked =
+        ctx.Emit("multiply", {v.value, ctx.Constant(HostCast(eye, ctx.Input(0).dtype))});
+    v.value = ctx.Emit("sum", {masked},
+                       {{"axes", Ints{static_cast<int64_t>(d2)}}, {"keepdims", int64_t{0}}});
+    v.letters.erase(d2, 1);
+    --d2;
+  }
+  return v;
+}
+
 }  // namespace
 
 // Einsum: each operand's letters that neither the other operand nor the output has are summed
 // first. With two operands, the letters both have and the output keeps are batch axes, those both
 // have and the output drops are contracted, and the rest are A's rows and B's columns: one
 // batch_matmul of A as [batch, rows, contracted] and B as [batch, contracted, columns], reshaped
-// and transposed into the output's order. Not supported: "..." (ellipsis), a letter repeated in
-// one operand (diagonals), more than two operands, and a scalar result.
+// and transposed into the output's order. An ellipsis stands for fresh letters; a letter
+// repeated in one operand takes the diagonal first. Not supported: more than two operands, axes
+// under an ellipsis that broadcast (1 against n), and a scalar result.
 void ConvertEinsum(ImportContext& ctx) {
   std::string equation;
   for (char c : ctx.AttrString("equation", "")) {
     if (c != ' ') equation += c;
-  }
-  if (equation.find("...") != std::string::npos) {
-    ctx.Fail("equation '{}': an ellipsis (...) is not supported", equation);
   }
   size_t arrow = equation.find("->");
   std::string lhs = equation.substr(0, arrow);
@@ -56,10 +111,15 @@ void ConvertEinsum(ImportContext& ctx) {
     ctx.Fail("equation '{}' names {} operands, the node has {}", equation, terms.size(), n);
   }
   if (n > 2) ctx.Fail("{} operands; only one or two are supported", n);
+  std::string out = arrow == std::string::npos ? "" : equation.substr(arrow + 2);
+  std::string ellipsis;
+  ExpandEllipses(ctx, equation, &terms, &out, &ellipsis);
   std::map<char, int64_t> extent;
   std::map<char, int> uses;
+  std::vector<int> all = {0};
+  if (n == 2) all.push_back(1);
+  if (!ctx.UnifyTypes(all).is_float()) ctx.Fail("operands of {}", ctx.Input(0).dtype.str());
   for (int i = 0; i < n; ++i) {
-    ctx.RequireFloat(i);
     const std::vector<int64_t>& shape = ctx.Input(i).shape;
     const std::string& t = terms[static_cast<size_t>(i)];
     if (t.size() != shape.size()) {
@@ -71,25 +131,21 @@ void ConvertEinsum(ImportContext& ctx) {
       if (!std::isalpha(static_cast<unsigned char>(c))) {
         ctx.Fail("equation '{}': '{}' is not a letter", equation, c);
       }
-      if (t.find(c) != d) {
-        ctx.Fail("equation '{}': letter '{}' repeats in operand {} (diagonals are not supported)",
-                 equation, c, i);
-      }
       auto [it, fresh] = extent.emplace(c, shape[d]);
       if (!fresh && it->second != shape[d]) {
-        ctx.Fail("equation '{}': letter '{}' has extents {} and {}", equation, c, it->second,
-                 shape[d]);
+        ctx.Fail("equation '{}': {} has extents {} and {}", equation,
+                 Has(ellipsis, c) ? "an axis under '...'" : fmt::format("letter '{}'", c),
+                 it->second, shape[d]);
       }
-      ++uses[c];
+      if (t.find(c) == d) ++uses[c];
     }
   }
-  std::string out;
-  if (arrow == std::string::npos) {  // implicit: the letters used once, alphabetically
+  if (arrow == std::string::npos) {  // implicit: the ellipsis, then letters used once, sorted
+    out = ellipsis;
     for (const auto& [c, count] : uses) {
-      if (count == 1) out += c;
+      if (count == 1 && !Has(ellipsis, c)) out += c;
     }
   } else {
-    out = equation.substr(arrow + 2);
     for (size_t d = 0; d < out.size(); ++d) {
       if (!uses.count(out[d]) || out.find(out[d]) != d) {
         ctx.Fail("equation '{}': output letter '{}' is not an operand's or repeats", equation,
@@ -104,14 +160,15 @@ void ConvertEinsum(ImportContext& ctx) {
   for (int i = 0; i < n; ++i) {
     const std::string& t = terms[static_cast<size_t>(i)];
     const std::string other = n == 2 ? terms[static_cast<size_t>(1 - i)] : "";
-    Labeled v{ctx.Plain(i), t};
+    Labeled v = Diagonals(ctx, {ctx.Plain(i), t}, extent);
     Ints axes;
     std::string kept;
-    for (size_t d = 0; d < t.size(); ++d) {
-      if (!Has(out, t[d]) && !Has(other, t[d])) {
+    for (size_t d = 0; d < v.letters.size(); ++d) {
+      char c = v.letters[d];
+      if (!Has(out, c) && !Has(other, c)) {
         axes.push_back(static_cast<int64_t>(d));
       } else {
-        kept += t[d];
+        kept += c;
       }
     }
     if (!axes.empty()) {
