@@ -164,6 +164,15 @@ void ConvertMod(ImportContext& ctx) {
   ctx.SetPlain(0, ctx.Emit("mod", {ctx.Plain(0), ctx.Plain(1)}, {{"fmod", fmod}}));
 }
 
+// Gelu (opset 20): erf's exact form, or tanh's approximation.
+void ConvertGelu(ImportContext& ctx) {
+  std::string approximate = ctx.AttrString("approximate", "none");
+  if (approximate != "none" && approximate != "tanh") {
+    ctx.Fail("approximate = '{}' (none or tanh expected)", approximate);
+  }
+  EmitUnary(ctx, approximate == "none" ? "gelu" : "gelu_tanh");
+}
+
 void ConvertReciprocal(ImportContext& ctx) {
   ctx.RequireFloat(0);
   ValueId one = ctx.ScalarConstant(1.0);

@@ -46,6 +46,7 @@ const std::map<std::string, Converter>& Table() {
       {"GlobalMaxPool", ConvertGlobalMaxPool},
       {"Greater", ConvertCompare},
       {"GreaterOrEqual", ConvertCompare},
+      {"Gelu", ConvertGelu},
       {"GroupNormalization", ConvertGroupNormalization},
       {"HardSigmoid", ConvertActivation},
       {"HardSwish", ConvertActivation},

@@ -23,6 +23,7 @@ void ConvertCompare(ImportContext& ctx);
 void ConvertWhere(ImportContext& ctx);
 void ConvertCast(ImportContext& ctx);
 void ConvertCastLike(ImportContext& ctx);
+void ConvertGelu(ImportContext& ctx);
 void ConvertIdentity(ImportContext& ctx);
 void ConvertDropout(ImportContext& ctx);
 

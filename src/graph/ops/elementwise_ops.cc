@@ -189,6 +189,11 @@ std::vector<OpDef> ElementwiseOps() {
   auto c = [](const Expr& like, double v) { return MakeConst(like.dtype(), v); };
   auto a = [](const Attrs& attrs, const char* name) { return attrs.GetFloat(name); };
   auto none = std::vector<AttrSpec>{};
+  // ONNX's Gelu with approximate = "tanh" (opset 20).
+  ops.push_back(Activation("gelu_tanh", none, [c](Expr x, const Attrs&) {
+    Expr inner = c(x, 0.7978845608028654) * (x + c(x, 0.044715) * x * x * x);
+    return c(x, 0.5) * x * (c(x, 1) + Tanh(inner));
+  }));
   ops.push_back(Activation("abs", none, [](Expr x, const Attrs&) { return Fabs(x); }));
   ops.push_back(Activation("log", none, [](Expr x, const Attrs&) { return Log(x); }));
   ops.push_back(Activation("floor", none, [](Expr x, const Attrs&) { return Floor(x); }));
