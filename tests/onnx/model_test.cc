@@ -235,6 +235,69 @@ TEST(OnnxModelTest, PadsInEveryModeAndCropsWithNegativePads) {
   EXPECT_EQ(PadOf("reflect", {0, -1, 0, 1}), (std::vector<double>{1, 2, 3, 4, 3, 6, 7, 8, 9, 8}));
 }
 
+// Resize (opset 18) to sizes [4, 4] of a 2 x 4 image: stretched, or with one scale for both
+// axes that keeps the aspect ratio (not_larger: 1, the image itself; not_smaller: 2, 4 x 8).
+std::vector<int64_t> ResizedShape(const std::string& policy, std::vector<double>* values) {
+  OnnxModelBuilder b(18);
+  b.Input("x", {1, 1, 2, 4}).Output("y", {1, 1, -1, -1});
+  b.Int64s("sizes", {4, 4});
+  onnx::NodeProto* n = b.Node("Resize", {"x", "", "", "sizes"}, {"y"});
+  OnnxModelBuilder::SetInts(n, "axes", {2, 3});
+  OnnxModelBuilder::SetString(n, "keep_aspect_ratio_policy", policy);
+  OnnxModelBuilder::SetString(n, "coordinate_transformation_mode", "asymmetric");
+  OnnxModelBuilder::SetString(n, "nearest_mode", "floor");
+  Graph g = ImportOnnxFromBytes(b.Bytes());
+  NDArray x = NDArray::Empty({1, 1, 2, 4}, DataType::Float(32));
+  for (int i = 0; i < 8; ++i) x.SetDouble(i, i);
+  NDArray y = RunGraph(g, {x})[0];
+  values->clear();
+  for (int64_t i = 0; i < y.size(); ++i) values->push_back(y.GetDouble(i));
+  return y.shape();
+}
+
+TEST(OnnxModelTest, ResizeKeepsTheAspectRatioWhenAsked) {
+  std::vector<double> v;
+  EXPECT_EQ(ResizedShape("stretch", &v), (std::vector<int64_t>{1, 1, 4, 4}));
+  EXPECT_EQ(v, (std::vector<double>{0, 1, 2, 3, 0, 1, 2, 3, 4, 5, 6, 7, 4, 5, 6, 7}));
+  EXPECT_EQ(ResizedShape("not_larger", &v), (std::vector<int64_t>{1, 1, 2, 4}));
+  EXPECT_EQ(v, (std::vector<double>{0, 1, 2, 3, 4, 5, 6, 7}));
+  EXPECT_EQ(ResizedShape("not_smaller", &v), (std::vector<int64_t>{1, 1, 4, 8}));
+  EXPECT_EQ(v[9], 0.0);   // row 1, column 1: x[0, 0]
+  EXPECT_EQ(v[31], 7.0);  // row 3, column 7: x[1, 3]
+  EXPECT_THROW(ResizedShape("fit", &v), UserError);
+}
+
+// Opset 18 (newer than Debian's ONNX library, which knows 17): ReduceMean with its axes as an
+// input, Split into num_outputs, Pad with axes. The checker checks the older forms; an attribute
+// no opset has is still refused.
+TEST(OnnxModelTest, AnOpset18ModelWithItsNewerFormsImports) {
+  auto build = [](bool with_unknown_attribute) {
+    OnnxModelBuilder b(18);
+    b.Input("x", {2, 6, 4}).Output("m", {2, 6, 1}).Output("s0", {2, 3, 4}).Output("p", {2, 6, 6});
+    b.Int64s("axes", {2}).Int64s("pads", {1, 1}).Int64s("pad_axes", {2});
+    onnx::NodeProto* mean = b.Node("ReduceMean", {"x", "axes"}, {"m"});
+    if (with_unknown_attribute) OnnxModelBuilder::SetInt(mean, "keep", 1);
+    OnnxModelBuilder::SetInt(b.Node("Split", {"x"}, {"s0", "s1"}), "num_outputs", 2);
+    OnnxModelBuilder::SetInt(b.graph()->mutable_node(1), "axis", 1);
+    b.Node("Pad", {"x", "pads", "", "pad_axes"}, {"p"});
+    return b;
+  };
+  Graph g = ImportOnnxFromBytes(build(false).Bytes());
+  NDArray x = NDArray::Empty({2, 6, 4}, DataType::Float(32));
+  for (int i = 0; i < 48; ++i) x.SetDouble(i, i);
+  std::vector<NDArray> y = RunGraph(g, {x});
+  ASSERT_EQ(y.size(), 3u);
+  EXPECT_EQ(y[0].shape(), (std::vector<int64_t>{2, 6, 1}));
+  EXPECT_DOUBLE_EQ(y[0].GetDouble(1), (4 + 5 + 6 + 7) / 4.0);
+  EXPECT_EQ(y[1].shape(), (std::vector<int64_t>{2, 3, 4}));
+  EXPECT_EQ(y[1].GetDouble(12), 24.0);  // batch 1, row 0 of the first half: x[1, 0, 0]
+  EXPECT_EQ(y[2].shape(), (std::vector<int64_t>{2, 6, 6}));
+  EXPECT_EQ(y[2].GetDouble(0), 0.0);
+  EXPECT_EQ(y[2].GetDouble(2), 1.0);  // x[0, 0, 1] moved one to the right
+  EXPECT_EQ(y[2].GetDouble(7), 4.0);
+  EXPECT_THROW(ImportOnnxFromBytes(build(true).Bytes()), UserError);
+}
+
 // An attention mask given as an int64 graph input (as exported language models take it): cast
 // to float in the graph, then (1 - mask) * -10000.
 TEST(OnnxModelTest, AnInt64MaskInputIsCastToFloatInTheGraph) {

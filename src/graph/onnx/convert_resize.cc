@@ -98,7 +98,8 @@ AxisResample ResampleAxis(ImportContext& ctx, int64_t in, int64_t out, double sc
 // Resize (opset 10 on) and Upsample: per resized axis, the output reads input positions through
 // `take` with index arrays computed here (nearest: one; linear: two; cubic: four, weighted and
 // summed), axis after axis, which is ONNX's separable interpolation. The scales or sizes must be
-// known at import time; tf_crop_and_resize and antialias are refused.
+// known at import time (sizes with keep_aspect_ratio_policy not_larger / not_smaller: one scale,
+// the sizes as bounds); tf_crop_and_resize and antialias are refused.
 void ConvertResize(ImportContext& ctx) {
   ctx.RequireFloat(0);
   const std::vector<int64_t>& in = ctx.Input(0).shape;
@@ -114,7 +115,9 @@ void ConvertResize(ImportContext& ctx) {
                               : ctx.AttrString("coordinate_transformation_mode", "half_pixel");
   if (transform == "tf_crop_and_resize") ctx.Fail("tf_crop_and_resize is not supported");
   std::string policy = ctx.AttrString("keep_aspect_ratio_policy", "stretch");
-  if (policy != "stretch") ctx.Fail("keep_aspect_ratio_policy '{}' is not supported", policy);
+  if (policy != "stretch" && policy != "not_larger" && policy != "not_smaller") {
+    ctx.Fail("keep_aspect_ratio_policy '{}' (stretch, not_larger or not_smaller expected)", policy);
+  }
   std::vector<int64_t> axes = ctx.AttrInts("axes", {});
   if (axes.empty()) {
     for (int d = 0; d < rank; ++d) axes.push_back(d);
@@ -135,6 +138,16 @@ void ConvertResize(ImportContext& ctx) {
       if (sizes[k] < 1) ctx.Fail("size {} (at least 1 expected)", sizes[k]);
       out[axes[k]] = sizes[k];
       scale[axes[k]] = static_cast<double>(sizes[k]) / static_cast<double>(in[axes[k]]);
+    }
+    if (policy != "stretch") {  // one scale for every axis: the sizes are bounds
+      double one = scale[axes[0]];
+      for (int64_t a : axes)
+        one = policy == "not_larger" ? std::min(one, scale[a]) : std::max(one, scale[a]);
+      for (int64_t a : axes) {
+        scale[a] = one;
+        out[a] = static_cast<int64_t>(std::nearbyint(one * static_cast<double>(in[a])));
+        if (out[a] < 1) ctx.Fail("axis {} would be empty", a);
+      }
     }
   } else {
     const NDArray& given = ctx.HostInput(scales_input, "scales");

@@ -4,14 +4,16 @@
 //      opset;
 //   2. check the structure ourselves (supported operators, every input defined, no cycle), so
 //      the common mistakes get precise messages;
-//   3. run onnx::checker;
+//   3. run onnx::checker (on a model of a newer opset than the ONNX library knows, on a copy as of
+//      the newest it knows: the newer forms the converters read stripped, operators newer than
+//      the library checked as an Identity in their place);
 //   4. define the initializers (host tensors) and the graph inputs (static shapes only);
 //   5. convert the nodes in topological order (convert_*.cc), each converter checking the
 //      ranks, shapes and attributes it needs;
-//   6. run onnx::shape_inference and check every converted result's shape against the shape
-//      ONNX infers. Only now: ONNX 1.12's inference functions trust their inputs (ConvTranspose
-//      with a weight of rank 2 reads through a null pointer), and by now the converters have
-//      refused every model whose nodes they cannot take;
+//   6. run onnx::shape_inference (opsets the library knows) and check every converted result's
+//      shape against the shape ONNX infers or the model declares. Only now: ONNX 1.12's inference
+//      functions trust their inputs (ConvTranspose with a weight of rank 2 reads through a null
+//      pointer), and by now the converters have refused every model whose nodes they cannot take;
 //   7. make the model's outputs (in ONNX's layout) and drop what they do not use.
 //
 // For example, x[1, 3, 8, 8] → Conv(w, pads 1) → Relu → GlobalAveragePool → Flatten → Gemm(fc_w,
@@ -187,29 +189,76 @@ std::vector<int> CheckStructure(const onnx::GraphProto& graph) {
   return order;
 }
 
-// Operators newer than the ONNX library tirtune is built with may be, that the importer
-// converts and checks itself; each one's output has its first input's type and shape.
+// The newest opset of the default domain the ONNX library has schemas for (17 for Debian's 1.12).
+int NewestKnownOpset() {
+  const auto& ranges = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
+  auto it = ranges.find("");
+  return it == ranges.end() ? 0 : it->second.second;
+}
+
+// What opsets 18-21 changed in operators the library knows at an older version, and the
+// converters read (each checks these itself): attributes added, and the inputs the older form
+// takes at most (the axes that became an input).
+struct NewerForm {
+  std::set<std::string> attributes;
+  int max_inputs;
+};
+const std::map<std::string, NewerForm>& NewerForms() {
+  static const std::map<std::string, NewerForm> forms = [] {
+    std::map<std::string, NewerForm> f = {
+        {"Pad", {{}, 3}},
+        {"Resize", {{"antialias", "axes", "keep_aspect_ratio_policy"}, 4}},
+        {"Split", {{"num_outputs"}, 2}},
+        {"Cast", {{"saturate"}, 1}},
+        {"AveragePool", {{"dilations"}, 1}},
+    };
+    for (const char* reduce : {"ReduceMax", "ReduceMin", "ReduceMean", "ReduceProd", "ReduceL1",
+                               "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare"}) {
+      f[reduce] = {{"noop_with_empty_axes"}, 1};
+    }
+    return f;
+  }();
+  return forms;
+}
+
+// Operators newer than the library (GroupNormalization: 18, Gelu: 20) that the importer converts;
+// each one's output has its first input's type and shape.
 const std::set<std::string>& OperatorsShapedLikeTheirInput() {
   static const std::set<std::string> ops = {"Gelu", "GroupNormalization"};
   return ops;
 }
 
-// Step 3. A node of an operator the library's checker has no schema for (one of
-// OperatorsShapedLikeTheirInput) is checked as an Identity of its first input.
+// Step 3. A model of a newer opset than the library knows is checked as of the newest one it
+// knows: its newer forms (NewerForms) stripped to the older, and a node of an operator newer than
+// the library (OperatorsShapedLikeTheirInput) checked as an Identity of its first input.
 void Check(const onnx::ModelProto& model, int opset) {
+  int newest = NewestKnownOpset();
   const onnx::ModelProto* checked = &model;
-  onnx::ModelProto copy;
-  for (int i = 0; i < model.graph().node_size(); ++i) {
-    const onnx::NodeProto& node = model.graph().node(i);
-    if (!node.domain().empty() || !OperatorsShapedLikeTheirInput().count(node.op_type()) ||
-        onnx::OpSchemaRegistry::Schema(node.op_type(), opset, "") != nullptr) {
-      continue;
+  onnx::ModelProto older;
+  if (opset > newest) {
+    older = model;
+    checked = &older;
+    for (onnx::OperatorSetIdProto& op_set : *older.mutable_opset_import()) {
+      if (op_set.domain().empty() || op_set.domain() == "ai.onnx") op_set.set_version(newest);
     }
-    if (checked != &copy) copy = model, checked = &copy;
-    onnx::NodeProto* stand_in = copy.mutable_graph()->mutable_node(i);
-    stand_in->set_op_type("Identity");
-    stand_in->clear_attribute();
-    while (stand_in->input_size() > 1) stand_in->mutable_input()->RemoveLast();
+    for (onnx::NodeProto& node : *older.mutable_graph()->mutable_node()) {
+      if (!node.domain().empty() && node.domain() != "ai.onnx") continue;
+      if (OperatorsShapedLikeTheirInput().count(node.op_type()) &&
+          onnx::OpSchemaRegistry::Schema(node.op_type(), newest, "") == nullptr) {
+        node.set_op_type("Identity");
+        node.clear_attribute();
+        while (node.input_size() > 1) node.mutable_input()->RemoveLast();
+        continue;
+      }
+      auto form = NewerForms().find(node.op_type());
+      if (form == NewerForms().end()) continue;
+      auto* attributes = node.mutable_attribute();
+      for (int a = attributes->size() - 1; a >= 0; --a) {
+        if (form->second.attributes.count(attributes->Get(a).name()))
+          attributes->DeleteSubrange(a, 1);
+      }
+      while (node.input_size() > form->second.max_inputs) node.mutable_input()->RemoveLast();
+    }
   }
   try {
     onnx::checker::check_model(*checked);
@@ -424,8 +473,9 @@ Graph ImportOnnxFromBytes(const std::string& bytes, const OnnxImportOptions& opt
     }
   }
 
-  // Step 6.
-  InferShapes(&model);
+  // Step 6 (ONNX's shape inference knows the library's opsets only: a newer model is compared
+  // with the shapes it declares).
+  if (opset <= NewestKnownOpset()) InferShapes(&model);
   std::map<std::string, const onnx::ValueInfoProto*> inferred;
   for (const onnx::ValueInfoProto& v : onnx_graph.value_info()) inferred[v.name()] = &v;
   for (const onnx::ValueInfoProto& v : onnx_graph.output()) inferred[v.name()] = &v;
