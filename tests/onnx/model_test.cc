@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <limits>
 
 #include "onnx_testing.h"
 #include "tirtune/graph/executor.h"
@@ -296,6 +297,40 @@ TEST(OnnxModelTest, AnOpset18ModelWithItsNewerFormsImports) {
   EXPECT_EQ(y[2].GetDouble(2), 1.0);  // x[0, 0, 1] moved one to the right
   EXPECT_EQ(y[2].GetDouble(7), 4.0);
   EXPECT_THROW(ImportOnnxFromBytes(build(true).Bytes()), UserError);
+}
+
+// ScatterElements (opset 18) with every reduction, two updates landing on one element, and an
+// infinity in the data that no update touches (the blend selects, it does not multiply by 0).
+TEST(OnnxModelTest, ScatterElementsReducesDuplicatesAndKeepsUntouchedInfinities) {
+  auto scatter = [](const std::string& reduction) {
+    OnnxModelBuilder b(18);
+    b.Input("data", {1, 4}).Input("updates", {1, 3}).Output("y", {1, 4});
+    onnx::TensorProto* indices = b.graph()->add_initializer();
+    indices->set_name("indices");
+    indices->set_data_type(onnx::TensorProto::INT64);
+    for (int64_t d : {1, 3}) indices->add_dims(d);
+    for (int64_t i : {1, 1, 2}) indices->add_int64_data(i);
+    onnx::NodeProto* n = b.Node("ScatterElements", {"data", "indices", "updates"}, {"y"});
+    OnnxModelBuilder::SetInt(n, "axis", 1);
+    OnnxModelBuilder::SetString(n, "reduction", reduction);
+    Graph g = ImportOnnxFromBytes(b.Bytes());
+    NDArray data = NDArray::Empty({1, 4}, DataType::Float(32));
+    NDArray updates = NDArray::Empty({1, 3}, DataType::Float(32));
+    std::vector<double> d = {std::numeric_limits<double>::infinity(), 5, 1, 2}, u = {7, 3, -4};
+    for (int i = 0; i < 4; ++i) data.SetDouble(i, d[i]);
+    for (int i = 0; i < 3; ++i) updates.SetDouble(i, u[i]);
+    NDArray y = RunGraph(g, {data, updates})[0];
+    std::vector<double> out;
+    for (int i = 0; i < 4; ++i) out.push_back(y.GetDouble(i));
+    return out;
+  };
+  double inf = std::numeric_limits<double>::infinity();
+  EXPECT_EQ(scatter("none"), (std::vector<double>{inf, 3, -4, 2}));
+  EXPECT_EQ(scatter("add"), (std::vector<double>{inf, 15, -3, 2}));
+  EXPECT_EQ(scatter("mul"), (std::vector<double>{inf, 105, -4, 2}));
+  EXPECT_EQ(scatter("max"), (std::vector<double>{inf, 7, 1, 2}));
+  EXPECT_EQ(scatter("min"), (std::vector<double>{inf, 3, -4, 2}));
+  EXPECT_THROW(scatter("mean"), UserError);
 }
 
 // An attention mask given as an int64 graph input (as exported language models take it): cast

@@ -3,6 +3,7 @@
 // Their indices are known at import time (except GatherElements', a graph input too).
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <numeric>
 
 #include "converters.h"
@@ -23,15 +24,20 @@ namespace {
 
 // The scatters with their indices known at import time: `target[u]` is the element of data (flat)
 // that update u (flat) writes. Every output element is data's or, where written, the updates'
-// (reduction none: the last; add / mul: data combined with every one, duplicates included): one
-// `take` of the flattened updates per level of duplication, blended by masks made here.
+// (reduction none: the last; add / mul / max / min: data combined with every one, duplicates
+// included): one `take` of the flattened updates per level of duplication, selected where a bool
+// mask made here says so (exact for any value, infinities and NaN included).
 void ScatterByTargets(ImportContext& ctx, const std::vector<int64_t>& target,
                       const std::string& reduction) {
   const std::vector<int64_t>& shape = ctx.Input(0).shape;
   int64_t size = NumElements(shape), updates = static_cast<int64_t>(target.size());
-  if (reduction != "none" && reduction != "add" && reduction != "mul") {
-    ctx.Fail("reduction '{}' (none, add or mul expected)", reduction);
-  }
+  static const std::map<std::string, std::string> combine = {
+      {"none", ""}, {"add", "add"}, {"mul", "multiply"}, {"max", "maximum"}, {"min", "minimum"}};
+  auto op = combine.find(reduction);
+  if (op == combine.end())
+    ctx.Fail("reduction '{}' (none, add, mul, max or min expected)", reduction);
+  ctx.UnifyTypes({0, 2});
+  ctx.RequireNumber(0);
   // sources[t]: the updates writing element t, in order.
   std::vector<std::vector<int64_t>> sources(static_cast<size_t>(size));
   for (int64_t u = 0; u < updates; ++u) sources[static_cast<size_t>(target[u])].push_back(u);
@@ -44,7 +50,7 @@ void ScatterByTargets(ImportContext& ctx, const std::vector<int64_t>& target,
   ValueId out = ctx.Plain(0);
   for (size_t level = 0; level < levels; ++level) {
     std::vector<int64_t> from(static_cast<size_t>(size), 0);
-    NDArray mask = NDArray::Empty(shape, DataType::Float(32));
+    NDArray mask = NDArray::Empty(shape, DataType::Bool());
     for (int64_t t = 0; t < size; ++t) {
       bool has = sources[t].size() > level;
       from[t] = has ? sources[t][level] : 0;
@@ -53,17 +59,8 @@ void ScatterByTargets(ImportContext& ctx, const std::vector<int64_t>& target,
     ValueId taken =
         ctx.Emit("take", {flat_updates, ctx.Constant(MakeInts(from))}, {{"axis", int64_t{0}}});
     taken = ctx.Emit("reshape", {taken}, {{"shape", shape}});
-    ValueId m = ctx.Constant(mask);
-    if (reduction == "none") {  // out * (1 - m) + taken * m, exact for m in {0, 1}
-      ValueId keep = ctx.Emit("subtract", {ctx.ScalarConstant(1.0), m});
-      out = ctx.Emit("add", {ctx.Emit("multiply", {out, keep}), ctx.Emit("multiply", {taken, m})});
-    } else if (reduction == "add") {
-      out = ctx.Emit("add", {out, ctx.Emit("multiply", {taken, m})});
-    } else {  // mul: out * (taken where written, 1 elsewhere)
-      ValueId one_minus = ctx.Emit("subtract", {ctx.ScalarConstant(1.0), m});
-      out = ctx.Emit("multiply",
-                     {out, ctx.Emit("add", {ctx.Emit("multiply", {taken, m}), one_minus})});
-    }
+    ValueId written = op->second.empty() ? taken : ctx.Emit(op->second, {out, taken});
+    out = ctx.Emit("where", {ctx.Constant(mask), written, out});
   }
   ctx.SetPlain(0, out);
 }
@@ -73,8 +70,6 @@ void ScatterByTargets(ImportContext& ctx, const std::vector<int64_t>& target,
 // ScatterElements (and the older Scatter): update u at indices[u] along `axis`, elsewhere its
 // own position.
 void ConvertScatterElements(ImportContext& ctx) {
-  ctx.RequireFloat(0);
-  ctx.RequireFloat(2);
   const std::vector<int64_t>& shape = ctx.Input(0).shape;
   const NDArray& indices = ctx.HostInput(1, "indices");
   const std::vector<int64_t>& ushape = ctx.Input(2).shape;
@@ -107,8 +102,6 @@ void ConvertScatterElements(ImportContext& ctx) {
 
 // ScatterND: update slice j at data[indices[j]] (an index of the leading indices.shape[-1] axes).
 void ConvertScatterND(ImportContext& ctx) {
-  ctx.RequireFloat(0);
-  ctx.RequireFloat(2);
   const std::vector<int64_t>& shape = ctx.Input(0).shape;
   const NDArray& indices = ctx.HostInput(1, "indices");
   if (indices.shape().empty()) ctx.Fail("indices of rank 0");
