@@ -4,10 +4,12 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <limits>
+#include <map>
 
 #include "onnx_testing.h"
 #include "tirtune/graph/executor.h"
@@ -266,6 +268,43 @@ TEST(OnnxModelTest, ResizeKeepsTheAspectRatioWhenAsked) {
   EXPECT_EQ(v[9], 0.0);   // row 1, column 1: x[0, 0]
   EXPECT_EQ(v[31], 7.0);  // row 3, column 7: x[1, 3]
   EXPECT_THROW(ResizedShape("fit", &v), UserError);
+}
+
+// Resize (opset 18) with antialias, shrinking a 4 x 10 image to 3 x 4: the expected values are
+// onnxruntime 1.32's for the same model and input (x = (i^1.5 mod 7) for i = 0..39).
+TEST(OnnxModelTest, ResizeWithAntialiasMatchesOnnxruntime) {
+  auto resize = [](const std::string& mode, int exclude_outside) {
+    OnnxModelBuilder b(18);
+    b.Input("x", {1, 1, 4, 10}).Output("y", {1, 1, 3, 4});
+    b.Int64s("sizes", {1, 1, 3, 4});
+    onnx::NodeProto* n = b.Node("Resize", {"x", "", "", "sizes"}, {"y"});
+    OnnxModelBuilder::SetString(n, "mode", mode);
+    OnnxModelBuilder::SetInt(n, "exclude_outside", exclude_outside);
+    OnnxModelBuilder::SetInt(n, "antialias", 1);
+    Graph g = ImportOnnxFromBytes(b.Bytes());
+    NDArray x = NDArray::Empty({1, 1, 4, 10}, DataType::Float(32));
+    for (int i = 0; i < 40; ++i)
+      x.SetDouble(i, std::fmod(static_cast<float>(std::pow(i, 1.5)), 7.0f));
+    NDArray y = RunGraph(g, {x})[0];
+    std::vector<double> out;
+    for (int64_t i = 0; i < y.size(); ++i) out.push_back(y.GetDouble(i));
+    return out;
+  };
+  std::map<std::string, std::vector<double>> expected = {
+      {"linear 0",
+       {1.776662, 3.549177, 2.269241, 4.125263, 4.401515, 4.881812, 3.223682, 3.143477, 4.510113,
+        3.45504, 4.158772, 3.234011}},
+      {"cubic 0",
+       {1.563866, 3.637701, 1.689358, 4.395968, 4.628476, 5.384414, 2.982187, 2.879606, 4.747337,
+        3.465967, 4.359117, 2.855657}},
+      {"cubic 1",
+       {1.640171, 3.591699, 1.751054, 4.282958, 4.583473, 5.339754, 2.998252, 2.829503, 4.814674,
+        3.5047, 4.382415, 2.710393}}};
+  for (const auto& [config, values] : expected) {
+    std::vector<double> y = resize(config.substr(0, config.find(' ')), config.back() - '0');
+    ASSERT_EQ(y.size(), values.size());
+    for (size_t i = 0; i < y.size(); ++i) EXPECT_NEAR(y[i], values[i], 2e-5) << config << " " << i;
+  }
 }
 
 // Opset 18 (newer than Debian's ONNX library, which knows 17): ReduceMean with its axes as an

@@ -20,10 +20,26 @@ struct AxisResample {
 
 // The coordinates and coefficients of ONNX's Resize reference, computed in double precision
 // here, where the shapes are static.
+// The cubic convolution kernel of coefficient `a` at distance `x`.
+double CubicKernel(double x, double a) {
+  x = std::fabs(x);
+  if (x <= 1) return ((a + 2) * x - (a + 3)) * x * x + 1;
+  if (x < 2) return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a;
+  return 0;
+}
+
 AxisResample ResampleAxis(ImportContext& ctx, int64_t in, int64_t out, double scale,
                           const std::string& mode, const std::string& transform,
-                          const std::string& nearest, double cubic_a, bool exclude_outside) {
-  int taps = mode == "nearest" ? 1 : mode == "linear" ? 2 : 4;
+                          const std::string& nearest, double cubic_a, bool exclude_outside,
+                          bool antialias) {
+  // Antialiasing (linear and cubic, when shrinking) stretches the kernel by 1 / scale: taps at
+  // offsets first .. 1 - first around the left neighbour, weights normalized to sum to 1.
+  bool stretched = antialias && mode != "nearest" && scale < 1;
+  int64_t first = mode == "linear" ? 0 : -1;
+  if (stretched) {
+    first = static_cast<int64_t>(std::floor((mode == "linear" ? -1.0 : -2.0) / scale)) + 1;
+  }
+  int64_t taps = mode == "nearest" ? 1 : 2 - 2 * first;
   AxisResample r;
   r.index.assign(taps, std::vector<int64_t>(out));
   r.weight.assign(taps, std::vector<double>(out));
@@ -65,6 +81,26 @@ AxisResample ResampleAxis(ImportContext& ctx, int64_t in, int64_t out, double sc
       int64_t left = ratio == 1.0 ? f - 1 : f;
       r.index[0][o] = clamp(up ? left + 1 : left);
       r.weight[0][o] = 1;
+    } else if (stretched) {
+      int64_t left = ratio == 1.0 ? f - 1 : f;
+      std::vector<double> c(static_cast<size_t>(taps));
+      double sum = 0;
+      for (int64_t k = 0; k < taps; ++k) {
+        double d = scale * static_cast<double>(first + k - ratio);
+        c[k] = mode == "linear" ? std::max(0.0, 1 - std::fabs(d)) : CubicKernel(d, cubic_a);
+        sum += c[k];
+      }
+      double kept = 0;
+      for (int64_t k = 0; k < taps; ++k) {
+        c[k] /= sum;
+        int64_t at = left + first + k;
+        if (exclude_outside && (at < 0 || at >= in)) c[k] = 0;
+        kept += c[k];
+      }
+      for (int64_t k = 0; k < taps; ++k) {
+        r.index[k][o] = clamp(left + first + k);
+        r.weight[k][o] = exclude_outside && kept != 0 ? c[k] / kept : c[k];
+      }
     } else if (mode == "linear") {
       int64_t left = ratio == 1.0 ? f - 1 : f;
       r.index[0][o] = clamp(left);
@@ -99,7 +135,8 @@ AxisResample ResampleAxis(ImportContext& ctx, int64_t in, int64_t out, double sc
 // `take` with index arrays computed here (nearest: one; linear: two; cubic: four, weighted and
 // summed), axis after axis, which is ONNX's separable interpolation. The scales or sizes must be
 // known at import time (sizes with keep_aspect_ratio_policy not_larger / not_smaller: one scale,
-// the sizes as bounds); tf_crop_and_resize and antialias are refused.
+// the sizes as bounds); antialias stretches the linear and cubic kernels when shrinking;
+// tf_crop_and_resize is refused.
 void ConvertResize(ImportContext& ctx) {
   ctx.RequireFloat(0);
   const std::vector<int64_t>& in = ctx.Input(0).shape;
@@ -109,7 +146,6 @@ void ConvertResize(ImportContext& ctx) {
   if (mode != "nearest" && mode != "linear" && mode != "cubic") {
     ctx.Fail("mode '{}' (nearest, linear or cubic expected)", mode);
   }
-  if (ctx.AttrInt("antialias", 0) != 0) ctx.Fail("antialias is not supported");
   std::string transform = upsample || ctx.opset() < 11
                               ? std::string("asymmetric")
                               : ctx.AttrString("coordinate_transformation_mode", "half_pixel");
@@ -173,8 +209,8 @@ void ConvertResize(ImportContext& ctx) {
   std::vector<int64_t> shape = in;
   for (int d = 0; d < rank; ++d) {
     if (out[d] == in[d] && scale[d] == 1.0) continue;
-    AxisResample r =
-        ResampleAxis(ctx, in[d], out[d], scale[d], mode, transform, nearest, cubic_a, exclude);
+    AxisResample r = ResampleAxis(ctx, in[d], out[d], scale[d], mode, transform, nearest, cubic_a,
+                                  exclude, ctx.AttrInt("antialias", 0) != 0);
     shape[d] = out[d];
     Ints along(rank, 1);
     along[d] = out[d];
