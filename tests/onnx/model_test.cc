@@ -205,8 +205,8 @@ TEST(OnnxModelTest, ConstantOfShapeAndWhereFoldAMask) {
 }
 
 // y = Pad(x, pads, mode) of x[2, 5] = 0..9 row-major, against ONNX's definition written out.
-std::vector<double> PadOf(const std::string& mode, std::vector<int64_t> pads) {
-  OnnxModelBuilder b;
+std::vector<double> PadOf(const std::string& mode, std::vector<int64_t> pads, int opset = 13) {
+  OnnxModelBuilder b(opset);
   int64_t rows = 2 + pads[0] + pads[2], cols = 5 + pads[1] + pads[3];
   b.Input("x", {2, 5}).Output("y", {rows, cols});
   b.Int64s("pads", pads);
@@ -234,6 +234,10 @@ TEST(OnnxModelTest, PadsInEveryModeAndCropsWithNegativePads) {
   EXPECT_EQ(PadOf("reflect", {1, 2, 0, 1}),
             (std::vector<double>{7, 6, 5, 6, 7, 8, 9, 8, 2, 1, 0, 1,
                                  2, 3, 4, 3, 7, 6, 5, 6, 7, 8, 9, 8}));
+  // Wrap (opset 19): the axes as rings.
+  EXPECT_EQ(PadOf("wrap", {1, 2, 0, 1}, 19),
+            (std::vector<double>{8, 9, 5, 6, 7, 8, 9, 5, 3, 4, 0, 1,
+                                 2, 3, 4, 0, 8, 9, 5, 6, 7, 8, 9, 5}));
   // A negative pad crops: the first column dropped, one padded after.
   EXPECT_EQ(PadOf("reflect", {0, -1, 0, 1}), (std::vector<double>{1, 2, 3, 4, 3, 6, 7, 8, 9, 8}));
 }
@@ -305,6 +309,31 @@ TEST(OnnxModelTest, ResizeWithAntialiasMatchesOnnxruntime) {
     ASSERT_EQ(y.size(), values.size());
     for (size_t i = 0; i < y.size(); ++i) EXPECT_NEAR(y[i], values[i], 2e-5) << config << " " << i;
   }
+}
+
+// Resize (opset 19) with half_pixel_symmetric coordinates, 3 x 5 scaled by 1.7 x 0.6 (to 5 x 3):
+// onnxruntime 1.32's values for the same model and input.
+TEST(OnnxModelTest, ResizeWithHalfPixelSymmetricCoordinatesMatchesOnnxruntime) {
+  OnnxModelBuilder b(19);
+  b.Input("x", {1, 1, 3, 5}).Output("y", {1, 1, 5, 3});
+  onnx::TensorProto* scales = b.graph()->add_initializer();
+  scales->set_name("scales");
+  scales->set_data_type(onnx::TensorProto::FLOAT);
+  scales->add_dims(4);
+  for (float v : {1.0f, 1.0f, 1.7f, 0.6f}) scales->add_float_data(v);
+  onnx::NodeProto* n = b.Node("Resize", {"x", "", "scales"}, {"y"});
+  OnnxModelBuilder::SetString(n, "mode", "linear");
+  OnnxModelBuilder::SetString(n, "coordinate_transformation_mode", "half_pixel_symmetric");
+  Graph g = ImportOnnxFromBytes(b.Bytes());
+  NDArray x = NDArray::Empty({1, 1, 3, 5}, DataType::Float(32));
+  for (int i = 0; i < 15; ++i)
+    x.SetDouble(i, std::fmod(static_cast<float>(std::pow(i, 1.5)), 7.0f));
+  NDArray y = RunGraph(g, {x})[0];
+  std::vector<double> expected = {0.3333333, 2.828427, 2.398718, 1.439281, 3.525063,
+                                  3.28144,   3.019206, 4.520257, 4.542471, 2.954658,
+                                  5.72553,   4.152502, 2.909475, 6.569221, 3.879523};
+  ASSERT_EQ(y.size(), 15);
+  for (int i = 0; i < 15; ++i) EXPECT_NEAR(y.GetDouble(i), expected[i], 2e-5) << i;
 }
 
 // Opset 18 (newer than Debian's ONNX library, which knows 17): ReduceMean with its axes as an

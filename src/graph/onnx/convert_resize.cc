@@ -48,6 +48,10 @@ AxisResample ResampleAxis(ImportContext& ctx, int64_t in, int64_t out, double sc
     double x = static_cast<double>(o), src = 0;
     if (transform == "half_pixel") {
       src = (x + 0.5) / scale - 0.5;
+    } else if (transform == "half_pixel_symmetric") {  // opset 19: centred on the input
+      double adjustment = static_cast<double>(out) / out_width;
+      double center = static_cast<double>(in) / 2;
+      src = center * (1 - adjustment) + (x + 0.5) / scale - 0.5;
     } else if (transform == "pytorch_half_pixel") {
       src = out_width > 1 ? (x + 0.5) / scale - 0.5 : -0.5;
     } else if (transform == "align_corners") {

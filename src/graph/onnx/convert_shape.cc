@@ -490,8 +490,8 @@ void ConvertSize(ImportContext& ctx) {
 }
 
 // Pad: negative pads crop first (a strided_slice); then `pad` for constant mode, `mirror_pad`
-// for edge and reflect. The pads (and from opset 18 the axes they apply to) and the constant
-// are known at import time.
+// for edge, reflect and wrap (opset 19). The pads (and from opset 18 the axes they apply to) and
+// the constant are known at import time.
 void ConvertPad(ImportContext& ctx) {
   const ImportedValue& x = ctx.Input(0);
   int rank = static_cast<int>(x.shape.size());
@@ -521,8 +521,8 @@ void ConvertPad(ImportContext& ctx) {
     before[a] = pads[k];
     after[a] = pads[k + axes.size()];
   }
-  if (mode != "constant" && mode != "edge" && mode != "reflect") {
-    ctx.Fail("mode '{}' is not supported (constant, edge or reflect)", mode);
+  if (mode != "constant" && mode != "edge" && mode != "reflect" && mode != "wrap") {
+    ctx.Fail("mode '{}' is not supported (constant, edge, reflect or wrap)", mode);
   }
   ValueId v = ctx.Plain(0);
   Ints begin(rank, 0), end = x.shape, strides(rank, 1);

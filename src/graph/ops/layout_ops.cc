@@ -208,14 +208,14 @@ Tensor OneHot(const Tensor& indices, const Attrs& attrs) {
       "T_one_hot");
 }
 
-// Edge or reflect padding: every output element reads the input at an index folded back into
-// the axis (edge: clamped; reflect: mirrored about the first and last element, so a pad must be
-// shorter than its axis).
+// Edge, reflect or wrap padding: every output element reads the input at an index folded back
+// into the axis (edge: clamped; reflect: mirrored about the first and last element, so a pad must
+// be shorter than its axis; wrap: modulo the extent, as if the axis were a ring).
 Tensor MirrorPad(const Tensor& x, const Attrs& attrs) {
   std::vector<int64_t> before = attrs.GetInts("pads_before"), after = attrs.GetInts("pads_after");
   const std::string& mode = attrs.GetString("mode");
-  if (mode != "edge" && mode != "reflect") {
-    TT_USER_ERROR("mirror_pad: mode '{}' (edge or reflect expected)", mode);
+  if (mode != "edge" && mode != "reflect" && mode != "wrap") {
+    TT_USER_ERROR("mirror_pad: mode '{}' (edge, reflect or wrap expected)", mode);
   }
   if (before.size() != static_cast<size_t>(x.ndim()) || after.size() != before.size()) {
     TT_USER_ERROR("mirror_pad: {} and {} pads for rank {}", before.size(), after.size(), x.ndim());
@@ -238,6 +238,10 @@ Tensor MirrorPad(const Tensor& x, const Attrs& attrs) {
         for (int d = 0; d < x.ndim(); ++d) {
           int64_t n = x.dim(d);
           Expr i = Expr(v[d]) - Expr(before[d]);
+          if (mode == "wrap") {
+            index.push_back(FloorMod(i, Expr(n)));
+            continue;
+          }
           if (reflect) {
             i = Select(i < int64_t{0}, Expr(int64_t{0}) - i, i);
             i = Select(i > n - 1, Expr(2 * (n - 1)) - i, i);
