@@ -1,0 +1,157 @@
+// Reading a oneDNN composite's body (dnnl_plan.h).
+#include "dnnl_plan.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <functional>
+#include <map>
+#include <set>
+
+namespace tirtune::offload::dnnl_plan {
+
+using graph::Call;
+using graph::CallKind;
+using graph::Graph;
+using graph::ValueId;
+using graph::ValueKind;
+
+[[noreturn]] void Decline(const Call& call, const std::string& why) {
+  throw LibraryDeclined(fmt::format("oneDNN cannot run {}: {}", call.op, why));
+}
+
+namespace {
+
+// The scalar value of composite argument `a` when it is a constant of one element; NaN otherwise.
+double ScalarConstant(const Graph& outer, const Call& call, int a) {
+  if (a < 0) return std::nan("");
+  const graph::Value& v = outer.value(call.args[a]);
+  if (v.kind != ValueKind::kConstant || v.data.size() != 1) return std::nan("");
+  return v.data.GetDouble(0);
+}
+
+// GELU as exporters write it out, x * (erf(x / sqrt(2)) + 1) * 0.5, in calls[i..i+4] on x =
+// `current`: divide, erf, add, multiply by x, multiply by 0.5. Returns the last result, or -1.
+ValueId GeluChain(const Graph& outer, const Call& call, const std::function<int(ValueId)>& arg,
+                  const std::vector<Call>& calls, size_t i, ValueId x) {
+  if (i + 4 >= calls.size()) return -1;
+  const Call& div = calls[i];
+  const Call& erf = calls[i + 1];
+  const Call& add = calls[i + 2];
+  const Call& mul = calls[i + 3];
+  const Call& half = calls[i + 4];
+  auto other = [](const Call& c, ValueId v) {
+    if (c.args.size() != 2) return ValueId{-1};
+    if (c.args[0] == v) return c.args[1];
+    return c.args[1] == v ? c.args[0] : ValueId{-1};
+  };
+  auto near = [](double value, double expected) { return std::fabs(value - expected) < 1e-4; };
+  if (div.op != "divide" || div.args.size() != 2 || div.args[0] != x ||
+      !near(ScalarConstant(outer, call, arg(div.args[1])), std::sqrt(2.0))) {
+    return -1;
+  }
+  if (erf.op != "erf" || erf.args.size() != 1 || erf.args[0] != div.output) return -1;
+  if (add.op != "add" || !near(ScalarConstant(outer, call, arg(other(add, erf.output))), 1.0)) {
+    return -1;
+  }
+  if (mul.op != "multiply" || other(mul, add.output) != x) return -1;
+  if (half.op != "multiply" ||
+      !near(ScalarConstant(outer, call, arg(other(half, mul.output))), 0.5)) {
+    return -1;
+  }
+  return half.output;
+}
+
+}  // namespace
+
+Plan ReadBody(const Graph& outer, const Call& call) {
+  const Graph& body = *call.body;
+  std::map<ValueId, int> arg_of;  // body input -> composite argument
+  std::vector<ValueId> inputs = body.Inputs();
+  for (size_t i = 0; i < inputs.size(); ++i) arg_of[inputs[i]] = static_cast<int>(i);
+  auto arg = [&](ValueId v) { return arg_of.count(v) ? arg_of.at(v) : -1; };
+  Plan plan;
+  ValueId current = -1;
+  const std::vector<Call>& calls = body.calls();
+  for (size_t i = 0; i < calls.size(); ++i) {
+    const Call& c = calls[i];
+    if (c.kind != CallKind::kOp) Decline(call, "its body is not operator calls");
+    if (plan.main == nullptr) {
+      static const std::set<std::string> kMain = {"conv1d",     "conv2d",    "conv3d",
+                                                  "dense",      "matmul",    "batch_matmul",
+                                                  "max_pool2d", "avg_pool2d"};
+      if (!kMain.count(c.op)) Decline(call, fmt::format("it starts with {}", c.op));
+      plan.main = &c;
+      plan.data = arg(c.args[0]);
+      plan.weight = c.args.size() > 1 ? arg(c.args[1]) : -1;
+      if (plan.data < 0 || (c.args.size() > 1 && plan.weight < 0)) {
+        Decline(call, "an operand is computed inside it");
+      }
+      current = c.output;
+      continue;
+    }
+    const auto n_current = std::count(c.args.begin(), c.args.end(), current);
+    if (n_current != 1)
+      Decline(call, fmt::format("{} does not take the previous result once", c.op));
+    if (plan.weight < 0) Decline(call, fmt::format("{} after a pooling", c.op));
+    const graph::TensorType& type = body.value(current).type;
+    if (ValueId gelu = GeluChain(outer, call, arg, calls, i, current); gelu >= 0) {
+      plan.post.push_back({PostOp::kGelu});
+      current = gelu;
+      i += 4;
+      continue;
+    }
+    if (c.op == "reshape") {
+      // A row-major view that keeps the channels last (a matrix product's [M, N] seen as
+      // [1, M, N]): the same memory, so the post-ops go on.
+      if (body.value(c.output).type.shape.back() != type.shape.back() ||
+          plan.main->op.rfind("conv", 0) == 0) {
+        Decline(call, "a reshape that moves the channels");
+      }
+    } else if (c.op == "relu") {
+      plan.post.push_back({PostOp::kRelu});
+    } else if (c.op == "gelu") {
+      plan.post.push_back({PostOp::kGelu});
+    } else if (c.op == "clip") {
+      graph::Attrs attrs = AttrsOf(c);
+      plan.post.push_back({PostOp::kClip, -1, static_cast<float>(attrs.GetFloat("min")),
+                           static_cast<float>(attrs.GetFloat("max"))});
+    } else if (c.op == "bias_add" || c.op == "add" || c.op == "multiply") {
+      // A bias (right after the primitive), a sum (a whole tensor added), or a per-channel
+      // constant added or multiplied (a binary post-op: a batch norm's scale and shift).
+      ValueId other = c.args[0] == current ? c.args[1] : c.args[0];
+      int other_arg = arg(other);
+      if (other_arg < 0) Decline(call, fmt::format("{} takes a value computed inside it", c.op));
+      const graph::TensorType& t = body.value(other).type;
+      const int64_t channels = type.shape.back();
+      bool per_channel = t.NumElements() == channels && t.shape.back() == channels;
+      bool constant = outer.value(call.args[other_arg]).kind == ValueKind::kConstant;
+      if (c.op != "multiply" && t == type) {
+        int sums = 0;
+        for (const PostOp& p : plan.post) sums += p.kind == PostOp::kSum;
+        if (sums > 0) Decline(call, "a second sum");
+        plan.post.push_back({PostOp::kSum, other_arg});
+      } else if (c.op != "multiply" && per_channel && plan.bias < 0 && plan.post.empty()) {
+        plan.bias = other_arg;
+      } else if (per_channel && constant) {
+        plan.post.push_back({c.op == "multiply" ? PostOp::kMul : PostOp::kAdd, other_arg});
+      } else {
+        Decline(call, fmt::format("{} of {} and {} is neither a bias, a sum nor a per-channel "
+                                  "constant",
+                                  c.op, t.str(), type.str()));
+      }
+    } else {
+      Decline(call, fmt::format("{} is not a oneDNN post-op", c.op));
+    }
+    current = c.output;
+  }
+  if (plan.main == nullptr) Decline(call, "an empty body");
+  for (int a : {plan.data, plan.weight}) {
+    if (a >= 0 && outer.value(call.args[a]).type.dtype != DataType::Float(32)) {
+      Decline(call, "not float32");
+    }
+  }
+  return plan;
+}
+
+}  // namespace tirtune::offload::dnnl_plan

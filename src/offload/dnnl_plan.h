@@ -1,0 +1,39 @@
+// The body of a oneDNN composite read as one primitive and its post-ops (dnnl_backend.cc builds
+// the primitive from it). Private to src/offload/.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "tirtune/graph/graph.h"
+#include "tirtune/graph/op_registry.h"
+#include "tirtune/offload/library.h"
+
+namespace tirtune::offload::dnnl_plan {
+
+// What the body does, in the terms of one oneDNN primitive.
+struct PostOp {
+  enum Kind { kSum, kRelu, kClip, kGelu, kMul, kAdd } kind;
+  int addend = -1;  // kSum: the composite argument added; kMul, kAdd: the per-channel constant
+  float alpha = 0, beta = 0;
+};
+
+// The call's attributes with the operator's defaults filled in.
+inline graph::Attrs AttrsOf(const graph::Call& c) {
+  return graph::CheckAttrs(*graph::FindOp(c.op), c.attrs);
+}
+
+struct Plan {
+  const graph::Call* main = nullptr;      // conv / dense / matmul, in the body
+  int data = -1, weight = -1, bias = -1;  // composite argument indices
+  std::vector<PostOp> post;
+};
+
+/// Throws LibraryDeclined: "oneDNN cannot run OP: WHY".
+[[noreturn]] void Decline(const graph::Call& call, const std::string& why);
+
+/// The primitive, its arguments and post-ops of composite call `call` of `outer`; declines what
+/// one oneDNN primitive with post-ops cannot say.
+Plan ReadBody(const graph::Graph& outer, const graph::Call& call);
+
+}  // namespace tirtune::offload::dnnl_plan
