@@ -101,7 +101,7 @@ RunReply HandleLibraryRequest(const RunRequest& request) {
     const graph::Call& call = composite.call(0);
     const std::string backend = call.attrs.GetString(graph::kCodegenAttr);
     const offload::LibraryBackend* library = offload::FindBackend(backend);
-    if (library == nullptr) throw UserError("no library backend '" + backend + "'");
+    if (library == nullptr) throw UserError(offload::BackendUnavailable(backend));
     Target target = Target::Parse(request.target);
     kernel = library->Build(composite, call, {.threads = target.num_cores});
   } catch (const std::exception& e) {

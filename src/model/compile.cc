@@ -104,7 +104,7 @@ std::optional<std::string> LibraryFunction(const ModelTasks& model, int task,
     graph::Graph standalone = offload::StandaloneComposite(model.fused, call);
     const std::string backend = call.attrs.GetString(graph::kCodegenAttr);
     const offload::LibraryBackend* library = offload::FindBackend(backend);
-    if (library == nullptr) TT_USER_ERROR("no library backend '{}'", backend);
+    if (library == nullptr) TT_USER_ERROR("{}", offload::BackendUnavailable(backend));
     try {
       std::unique_ptr<offload::LibraryKernel> kernel =
           library->Build(standalone, standalone.call(0), {.threads = options.target.num_cores});

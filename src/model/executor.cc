@@ -185,7 +185,10 @@ std::unique_ptr<offload::LibraryKernel> GraphExecutor::BuildLibraryKernel(
     }
     const std::string backend = g.attrs.GetString(graph::kCodegenAttr);
     const offload::LibraryBackend* library = offload::FindBackend(backend);
-    if (library == nullptr) TT_USER_ERROR("this tirtune has no library backend '{}'", backend);
+    if (library == nullptr) {
+      TT_USER_ERROR("{} (compile the model again with --offload never to run it without)",
+                    offload::BackendUnavailable(backend));
+    }
     return library->Build(composite, g, {.threads = target_.num_cores});
   } catch (const UserError& e) {
     TT_USER_ERROR("{}: function '{}' (run by a library): {}", dir, f.name, e.what());

@@ -1,14 +1,16 @@
 // The model pipeline: ONNX import, the graph passes in their fixed order, task extraction.
 #include "tirtune/model/model.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
 
 #include "tirtune/graph/onnx_import.h"
 #include "tirtune/graph/op_registry.h"
 #include "tirtune/graph/passes.h"
-#include "tirtune/offload/library.h"
 #include "tirtune/ir/structural_equal.h"
+#include "tirtune/offload/library.h"
 #include "tirtune/support/error.h"
 
 namespace tirtune::model {
@@ -40,7 +42,20 @@ std::vector<graph::FusionPattern> OffloadPatterns(Offload offload, const Target&
                   "CPU); use --offload never",
                   OffloadName(offload));
   }
-  return offload::DnnlBackend()->Patterns();
+  const offload::LibraryBackend* dnnl = offload::DnnlBackend();
+  if (dnnl == nullptr) {
+    if (offload == Offload::kAlways) {
+      TT_USER_ERROR(
+          "--offload always: {}; use --offload never (or measured: every function is "
+          "then tuned)",
+          offload::BackendUnavailable("dnnl"));
+    }
+    // Measured: no library candidates; every function is tuned, and the user is told why.
+    fmt::print(stderr, "note: {}: no library candidates, every function is tuned\n",
+               offload::BackendUnavailable("dnnl"));
+    return {};
+  }
+  return dnnl->Patterns();
 }
 
 graph::Graph FuseModel(const graph::Graph& graph,

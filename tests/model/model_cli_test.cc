@@ -191,6 +191,46 @@ TEST_F(ModelCli, PoisonedRowsOfEachKindAreSkippedWithAWarningByEveryCommand) {
   EXPECT_NE(after.out.find("no problem found (2 records)"), std::string::npos) << after.out;
 }
 
+// oneDNN missing at run time (its module not found: TIRTUNE_DNNL_MODULE names nothing): compile
+// with --offload measured tunes every function and says why; --offload always refuses; a model
+// compiled with library functions refuses to run without the library, naming the function; one
+// compiled with --offload never runs as before.
+TEST_F(ModelCli, WithoutOneDnnOffloadSaysWhyAndNothingElseChanges) {
+  std::string model = WriteModel(SmallCnn(), dir_ / "cnn.onnx");
+  auto without = [&](const std::string& args) {
+    return tirtune::testing::RunCli(std::string("TIRTUNE_DNNL_MODULE=") +
+                                        Path("missing/libtirtune_dnnl.so") + " " + TIRTUNE_BIN,
+                                    args, dir_);
+  };
+  Result measured = without("compile --json --model " + model + " --offload measured -o " +
+                            Path("tuned") + " " + kTarget);
+  ASSERT_EQ(measured.exit_code, 0) << measured.err;
+  EXPECT_NE(measured.err.find("note: oneDNN could not be loaded"), std::string::npos)
+      << measured.err;
+  EXPECT_NE(measured.err.find("missing/libtirtune_dnnl.so: no such file"), std::string::npos)
+      << measured.err;
+  EXPECT_EQ(measured.Json()["offloaded"], 0);
+  Result always =
+      without("compile --model " + model + " --offload always -o " + Path("none") + " " + kTarget);
+  EXPECT_EQ(always.exit_code, 1);
+  EXPECT_NE(always.err.find("--offload always: oneDNN could not be loaded"), std::string::npos)
+      << always.err;
+  EXPECT_FALSE(fs::exists(Path("none")));
+  // Compiled where oneDNN is, run where it is not.
+  Result offloaded = Run("compile --json --model " + model + " --offload always -o " +
+                         Path("offloaded") + " " + kTarget);
+  ASSERT_EQ(offloaded.exit_code, 0) << offloaded.err;
+  ASSERT_GT(offloaded.Json()["offloaded"].get<int>(), 0);
+  Result run = without("run " + Path("offloaded"));
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_NE(run.err.find("(run by a library): oneDNN could not be loaded"), std::string::npos)
+      << run.err;
+  EXPECT_NE(run.err.find("--offload never"), std::string::npos) << run.err;
+  Result tuned = without("run " + Path("tuned") + " --verify --json");
+  ASSERT_EQ(tuned.exit_code, 0) << tuned.err;
+  EXPECT_TRUE(tuned.Json()["verified"].get<bool>());
+}
+
 TEST_F(ModelCli, BadInputsAreClearErrors) {
   std::string model = WriteModel(OneTask(), dir_ / "one.onnx");
   // A database that does not exist.

@@ -24,8 +24,8 @@ enum class Offload {
 Offload ParseOffload(const std::string& text);
 const char* OffloadName(Offload offload);
 /// The library patterns `offload` partitions with on `target` (none for kNever, and for
-/// kMeasured on a target no library backend serves, such as cuda; kAlways there is a
-/// UserError).
+/// kMeasured on a target no library backend serves, such as cuda, or when oneDNN cannot be
+/// loaded: a note on stderr says so; kAlways then is a UserError).
 std::vector<graph::FusionPattern> OffloadPatterns(Offload offload, const Target& target);
 
 /// The standard graph pipeline (graph/passes.h): SimplifyInference → [FuseOpsByPattern with

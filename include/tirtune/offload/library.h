@@ -70,8 +70,12 @@ class LibraryBackend {
 /// a user's GOMP_SPINCOUNT or OMP_WAIT_POLICY is left alone. Call first thing in main.
 void BoundOpenMpSpinning(char** argv);
 
-/// The backend named `name` ("dnnl"), or nullptr.
+/// The backend named `name` ("dnnl"), or nullptr when there is none or it cannot be loaded
+/// (BackendUnavailable says why).
 const LibraryBackend* FindBackend(const std::string& name);
+/// Why FindBackend(name) is null ("oneDNN could not be loaded (libdnnl.so.2: cannot open shared
+/// object file ...)", "no library backend 'x'"); empty when the backend is there.
+std::string BackendUnavailable(const std::string& name);
 
 /// The composite call `call` of `graph` standing alone, as a backend reads it: a graph whose
 /// values are the call's arguments (constants with their data, the others inputs, names kept)
@@ -94,7 +98,9 @@ graph::Graph CompositeFromJson(const std::string& json, const std::map<int, NDAr
 
 /// The oneDNN backend (CPU): conv1d/2d/3d (grouped, depthwise, strided, dilated), dense, matmul
 /// and batch_matmul, each with a bias and the post-ops oneDNN fuses (sum, relu, clip, gelu) in
-/// the composite's order; max and average pooling.
+/// the composite's order; max and average pooling. It is the module libtirtune_dnnl.so, loaded
+/// on first use ($TIRTUNE_DNNL_MODULE, else the one the build made, else next to the program);
+/// nullptr when it cannot be loaded (oneDNN missing): BackendUnavailable("dnnl") says why.
 const LibraryBackend* DnnlBackend();
 
 }  // namespace tirtune::offload

@@ -1,4 +1,6 @@
-// The oneDNN backend (library.h). A composite's body is read as one primitive and its post-ops:
+// The oneDNN backend (library.h), built as the module libtirtune_dnnl.so that DnnlBackend loads
+// (dnnl_loader.cc), so that a tirtune without oneDNN still runs. A composite's body is read as one
+// primitive and its post-ops:
 //
 //   conv2d(x, W) -> bias_add(., b) -> add(., y) -> relu      convolution, bias b,
 //                                                            post-ops [sum (y copied into the
@@ -84,9 +86,9 @@ class DnnlKernel : public LibraryKernel {
           memory m(md, engine_);
           std::memcpy(m.get_data_handle(), v.data.raw(), v.data.nbytes());
           binary_.emplace_back(static_cast<int>(i), m);
-          ops.append_binary(p.kind == PostOp::kMul ? dnnl::algorithm::binary_mul
-                                                   : dnnl::algorithm::binary_add,
-                            md);
+          ops.append_binary(
+              p.kind == PostOp::kMul ? dnnl::algorithm::binary_mul : dnnl::algorithm::binary_add,
+              md);
           break;
         }
         case PostOp::kSum:
@@ -118,8 +120,7 @@ class DnnlKernel : public LibraryKernel {
     }
     // oneDNN's reference implementations are correctness fallbacks, far slower than a kernel.
     if (impl_.rfind("ref", 0) == 0) {
-      Decline(call, fmt::format("oneDNN has only its reference implementation ({}) for it",
-                                impl_));
+      Decline(call, fmt::format("oneDNN has only its reference implementation ({}) for it", impl_));
     }
     if (folded_) {
       bias_ = memory(bias_desc_, engine_);
@@ -265,13 +266,13 @@ class DnnlKernel : public LibraryKernel {
     memory::desc user_w = ConvWeights(w, groups);
     memory::desc any_w(user_w.dims(), memory::data_type::f32, memory::format_tag::any);
     bias_desc_ = memory::desc({y.back()}, memory::data_type::f32, memory::format_tag::a);
-    auto desc = HasBias()
-                    ? dnnl::convolution_forward::desc(
-                          dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-                          src, any_w, bias_desc_, dst, strides, dilates, pad_l, pad_r)
-                    : dnnl::convolution_forward::desc(
-                          dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-                          src, any_w, dst, strides, dilates, pad_l, pad_r);
+    auto desc =
+        HasBias() ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
+                                                    dnnl::algorithm::convolution_direct, src, any_w,
+                                                    bias_desc_, dst, strides, dilates, pad_l, pad_r)
+                  : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
+                                                    dnnl::algorithm::convolution_direct, src, any_w,
+                                                    dst, strides, dilates, pad_l, pad_r);
     dnnl::convolution_forward::primitive_desc pd(desc, attr, engine_);
     primitive_ = dnnl::convolution_forward(pd);
     src_ = memory(src, engine_, nullptr);
@@ -330,7 +331,7 @@ class DnnlKernel : public LibraryKernel {
         constant ? memory::desc(user_b.dims(), memory::data_type::f32, memory::format_tag::any)
                  : user_b;
     auto desc = HasBias() ? dnnl::matmul::desc(src, weights_md, bias_desc_, dst)
-                                : dnnl::matmul::desc(src, weights_md, dst);
+                          : dnnl::matmul::desc(src, weights_md, dst);
     dnnl::matmul::primitive_desc pd(desc, attr, engine_);
     primitive_ = dnnl::matmul(pd);
     src_ = memory(src, engine_, nullptr);
@@ -405,10 +406,12 @@ class Dnnl : public LibraryBackend {
     };
     std::vector<graph::FusionPattern> patterns;
     for (const char* conv : {"conv1d", "conv2d", "conv3d"}) {
-      patterns.push_back({fmt::format("dnnl.{}", conv),
-                          chain(IsOp(conv, {Wildcard().HasDtype(f32), IsConstant().HasDtype(f32)}))});
+      patterns.push_back(
+          {fmt::format("dnnl.{}", conv),
+           chain(IsOp(conv, {Wildcard().HasDtype(f32), IsConstant().HasDtype(f32)}))});
     }
-    patterns.push_back({"dnnl.dense", chain(IsOp("dense", {Wildcard().HasDtype(f32), IsConstant()}))});
+    patterns.push_back(
+        {"dnnl.dense", chain(IsOp("dense", {Wildcard().HasDtype(f32), IsConstant()}))});
     for (const char* pool : {"max_pool2d", "avg_pool2d"}) {
       patterns.push_back({fmt::format("dnnl.{}", pool), IsOp(pool, {Wildcard().HasDtype(f32)})});
     }
@@ -448,9 +451,10 @@ class Dnnl : public LibraryBackend {
 
 }  // namespace
 
-const LibraryBackend* DnnlBackend() {
-  static const Dnnl backend;
+}  // namespace tirtune::offload
+
+// The module's one entry point (dnnl_loader.cc finds it with dlsym).
+extern "C" const tirtune::offload::LibraryBackend* tirtune_dnnl_backend() {
+  static const tirtune::offload::Dnnl backend;
   return &backend;
 }
-
-}  // namespace tirtune::offload
