@@ -17,6 +17,7 @@
 #include "tirtune/ir/parser.h"
 #include "tirtune/measure/gpu_program.h"
 #include "tirtune/runtime/cuda_driver.h"
+#include "tirtune/runtime/thread_pool.h"
 #include "tirtune/support/error.h"
 
 namespace tirtune::model {
@@ -158,6 +159,12 @@ GraphExecutor::GraphExecutor(const std::string& dir) : artifact_(ReadArtifact(di
     if (f.library.empty()) continue;
     library_kernels_[c] = BuildLibraryKernel(dir, call, f);
   }
+  // Step 5. With library calls (oneDNN runs on OpenMP) the kernels' loops run on OpenMP's
+  // threads too: one team of threads, not two taking turns on the cores.
+  bool any_library = std::any_of(library_kernels_.begin(), library_kernels_.end(),
+                                 [](const auto& k) { return k != nullptr; });
+  runtime::SetParallelRuntime(any_library ? runtime::ParallelRuntime::kOpenMp
+                                          : runtime::ParallelRuntime::kPool);
 }
 
 std::unique_ptr<offload::LibraryKernel> GraphExecutor::BuildLibraryKernel(

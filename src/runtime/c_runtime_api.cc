@@ -11,7 +11,11 @@
 
 extern "C" int32_t tirtune_parallel_for(TirtuneParallelBody body, void* closure, int64_t extent,
                                         int32_t max_tasks) {
-  return tirtune::runtime::GlobalThreadPool().Launch(body, closure, extent, max_tasks);
+  using namespace tirtune::runtime;
+  if (CurrentParallelRuntime() == ParallelRuntime::kOpenMp) {
+    return OpenMpLaunch(body, closure, extent, max_tasks, GlobalThreadPool().num_threads());
+  }
+  return GlobalThreadPool().Launch(body, closure, extent, max_tasks);
 }
 
 namespace {

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <set>
@@ -197,6 +198,39 @@ TEST(RuntimeApi, ParallelForUsesTheGlobalPool) {
   EXPECT_EQ(tirtune_parallel_for(&CountHits, &c, 1000, 0), 0);
   for (int64_t i = 0; i < 1000; ++i) ASSERT_EQ(c.hits[i].load(), 1);
   EXPECT_EQ(static_cast<int>(c.chunks.size()), std::min(1000, GlobalThreadPool().num_threads()));
+}
+
+// On OpenMP's threads: every iteration once, in at most `threads` (or max_tasks) contiguous
+// chunks, a nested launch serial, the first non-zero return reported; tirtune_parallel_for goes
+// there while the runtime is OpenMP's.
+TEST(RuntimeApi, OpenMpLaunchesCoverTheExtentOnceAndNestSerially) {
+  Coverage c(1001);
+  EXPECT_EQ(OpenMpLaunch(&CountHits, &c, 1001, 0, 3), 0);
+  for (int64_t i = 0; i < 1001; ++i) ASSERT_EQ(c.hits[i].load(), 1) << i;
+  EXPECT_EQ(c.chunks.size(), 3u);
+  Coverage two(10);
+  EXPECT_EQ(OpenMpLaunch(&CountHits, &two, 10, 2, 4), 0);
+  EXPECT_EQ(two.chunks.size(), 2u);
+  auto nested = [](int64_t begin, int64_t end, void* closure) -> int32_t {
+    auto* c = static_cast<Coverage*>(closure);
+    for (int64_t i = begin; i < end; ++i) {
+      if (OpenMpLaunch(&CountHits, c, 1, 0, 4) != 0) return 1;  // serial: one chunk
+    }
+    return 0;
+  };
+  Coverage inner(1);
+  EXPECT_EQ(OpenMpLaunch(nested, &inner, 4, 0, 2), 0);
+  EXPECT_EQ(inner.hits[0].load(), 4);
+  auto fails = [](int64_t begin, int64_t, void*) -> int32_t { return begin == 0 ? 0 : 7; };
+  EXPECT_EQ(OpenMpLaunch(fails, nullptr, 8, 0, 2), 7);
+  SetParallelRuntime(ParallelRuntime::kOpenMp);
+  if (std::getenv("TIRTUNE_PARALLEL_RUNTIME") == nullptr) {
+    EXPECT_EQ(CurrentParallelRuntime(), ParallelRuntime::kOpenMp);
+  }
+  Coverage api(500);
+  EXPECT_EQ(tirtune_parallel_for(&CountHits, &api, 500, 0), 0);
+  for (int64_t i = 0; i < 500; ++i) ASSERT_EQ(api.hits[i].load(), 1);
+  SetParallelRuntime(ParallelRuntime::kPool);
 }
 
 TEST(RuntimeApi, WorkspaceIsAligned) {

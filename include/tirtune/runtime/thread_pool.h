@@ -88,6 +88,18 @@ class ThreadPool {
 /// The process-wide pool used by tirtune_parallel_for, created on first use.
 ThreadPool& GlobalThreadPool();
 
+/// Whose threads tirtune_parallel_for runs loops on: the pool's (the default), or OpenMP's, for a
+/// process that also calls an OpenMP library (oneDNN) between kernels, so that one team of
+/// threads runs everything (openmp_launch.cc). $TIRTUNE_PARALLEL_RUNTIME=pool|openmp overrides
+/// what SetParallelRuntime is asked for.
+enum class ParallelRuntime { kPool, kOpenMp };
+void SetParallelRuntime(ParallelRuntime runtime);
+ParallelRuntime CurrentParallelRuntime();
+/// A launch on OpenMP's threads: one chunk per thread, at most `threads` of them, serial inside
+/// a parallel region.
+int32_t OpenMpLaunch(TirtuneParallelBody body, void* closure, int64_t extent, int32_t max_tasks,
+                     int threads);
+
 /// Sets the options the global pool is created with. Has an effect only before the pool
 /// exists; returns false when it already exists with a different thread count.
 bool ConfigureGlobalThreadPool(const ThreadPoolOptions& options);
