@@ -116,9 +116,9 @@ void ConvertEinsum(ImportContext& ctx) {
   ExpandEllipses(ctx, equation, &terms, &out, &ellipsis);
   std::map<char, int64_t> extent;
   std::map<char, int> uses;
-  std::vector<int> all = {0};
-  if (n == 2) all.push_back(1);
-  if (!ctx.UnifyTypes(all).is_float()) ctx.Fail("operands of {}", ctx.Input(0).dtype.str());
+  if (!ctx.UnifyTypes(ctx.InputIndices()).is_float()) {
+    ctx.Fail("operands of {}", ctx.Input(0).dtype.str());
+  }
   for (int i = 0; i < n; ++i) {
     const std::vector<int64_t>& shape = ctx.Input(i).shape;
     const std::string& t = terms[static_cast<size_t>(i)];

@@ -118,9 +118,7 @@ void ConvertVariadic(ImportContext& ctx) {
   const std::string& type = ctx.node().op_type();
   int n = ctx.NumInputs();
   if (n < 1) ctx.Fail("{} needs at least one input", type);
-  std::vector<int> all(n);
-  for (int i = 0; i < n; ++i) all[i] = i;
-  DataType dtype = ctx.UnifyTypes(all);
+  DataType dtype = ctx.UnifyTypes(ctx.InputIndices());
   for (int i = 0; i < n; ++i) ctx.RequireNumber(i);
   if (type == "Mean" && !dtype.is_float()) ctx.Fail("Mean of {} tensors", dtype.str());
   if (n == 1) {
@@ -350,8 +348,7 @@ void CastTo(ImportContext& ctx, DataType dtype) {
     // Rounded (float16, bfloat16) or saturated (narrow integers) in the target type, then held in
     // host form.
     ctx.SetHost(0, HostCast(HostCast(x.host, dtype), HostForm(dtype)));
-    ImportedValue& out = ctx.Lookup(ctx.node().output(0));
-    if (out.dtype != dtype) out.constant_dtype = dtype;
+    ctx.Lookup(ctx.node().output(0)).SetConstantType(dtype);
     return;
   }
   if (x.dtype == dtype) {

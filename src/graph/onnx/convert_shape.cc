@@ -157,9 +157,7 @@ void ConvertConcat(ImportContext& ctx) {
     ctx.SetHost(0, HostConcat(parts, axis));
     return;
   }
-  std::vector<int> all(ctx.NumInputs());
-  for (int i = 0; i < ctx.NumInputs(); ++i) all[i] = i;
-  ctx.UnifyTypes(all);
+  ctx.UnifyTypes(ctx.InputIndices());
   std::vector<ValueId> args;
   for (int i = 0; i < ctx.NumInputs(); ++i) {
     args.push_back(all_channels_last ? ctx.ChannelsLast(i) : ctx.Plain(i));

@@ -125,14 +125,15 @@ DataType ImportContext::UnifyTypes(const std::vector<int>& inputs) {
   if (!type) return Input(inputs[0]).dtype;
   for (int i : inputs) {
     ImportedValue& v = Lookup(node_->input(i));
-    if (!v.is_host() || v.constant_dtype == type) continue;
-    if (v.constant_dtype.has_value() || v.dtype != *type) {
-      v.constant_dtype = *type;
-      v.plain = -1;
-      v.channels_last = -1;
-    }
+    if (v.is_host()) v.SetConstantType(*type);
   }
   return *type;
+}
+
+std::vector<int> ImportContext::InputIndices() const {
+  std::vector<int> all(NumInputs());
+  for (int i = 0; i < NumInputs(); ++i) all[i] = i;
+  return all;
 }
 
 int ImportContext::NormalizeAxis(int64_t axis, int rank) const {

@@ -31,6 +31,14 @@ struct ImportedValue {
   std::optional<DataType> constant_dtype;
 
   bool is_host() const { return host.defined(); }
+  /// For a host value: its graph constant takes element type `t` (a constant made in another
+  /// type is forgotten).
+  void SetConstantType(DataType t) {
+    if (constant_dtype.value_or(dtype) == t) return;
+    constant_dtype = t;
+    plain = -1;
+    channels_last = -1;
+  }
 };
 
 /// The data of host value `v` as its graph constant holds it (in v.constant_dtype when set).
@@ -96,6 +104,8 @@ class ImportContext {
   /// among them then enter the graph as constants of T (a host tensor holds every integer type
   /// as int64 and every float as float32).
   DataType UnifyTypes(const std::vector<int>& inputs);
+  /// 0, 1, ..., NumInputs() - 1.
+  std::vector<int> InputIndices() const;
   /// `axis` (negative counts from the end) as a position in [0, rank); fails when out of range.
   int NormalizeAxis(int64_t axis, int rank) const;
   /// The one element of input i (known at import time) as a double.

@@ -298,7 +298,7 @@ void DefineInput(const onnx::ValueInfoProto& info, const OnnxImportOptions& opti
     DataType given = v.host.dtype();
     v.host = onnx_import::HostCast(v.host, onnx_import::HostForm(given));
     v.dtype = v.host.dtype();
-    if (given.is_float() && given != v.dtype) v.constant_dtype = given;
+    if (given.is_float()) v.SetConstantType(given);
     ctx.Define(name, std::move(v));
     return;
   }
@@ -445,8 +445,8 @@ Graph ImportOnnxFromBytes(const std::string& bytes, const OnnxImportOptions& opt
     v.dtype = v.host.dtype();
     // A float initializer of another width enters the graph in its own type.
     DataType exact;
-    if (onnx_import::GraphDataType(t.data_type(), &exact) && exact.is_float() && exact != v.dtype) {
-      v.constant_dtype = exact;
+    if (onnx_import::GraphDataType(t.data_type(), &exact) && exact.is_float()) {
+      v.SetConstantType(exact);
     }
     ctx.Define(t.name(), std::move(v));
   }
@@ -501,10 +501,8 @@ Graph ImportOnnxFromBytes(const std::string& bytes, const OnnxImportOptions& opt
     ImportedValue& value = ctx.Lookup(out.name());
     DataType declared;
     if (value.is_host() && out.type().has_tensor_type() &&
-        onnx_import::GraphDataType(out.type().tensor_type().elem_type(), &declared) &&
-        value.constant_dtype.value_or(value.dtype) != declared) {
-      value.constant_dtype = declared;
-      value.plain = -1;
+        onnx_import::GraphDataType(out.type().tensor_type().elem_type(), &declared)) {
+      value.SetConstantType(declared);
     }
     ValueId v = ctx.PlainOf(out.name());
     graph.AddOutput(v);
