@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "tirtune/codegen/cuda.h"
+#include "tirtune/ir/packed_layout.h"
 #include "tirtune/lower/lower_gpu.h"
 #include "tirtune/measure/gpu_program.h"
 #include "tirtune/support/error.h"
@@ -64,6 +65,11 @@ BuildResult Builder::BuildOne(const PrimFunc& scheduled, const Target& target) c
     result = BuildCuda(scheduled, target);
   } else {
     result = BuildCpu(scheduled, target);
+  }
+  if (result.ok()) {
+    for (const auto& [index, layout] : PackedParams(scheduled)) {
+      result.packed_layouts[index] = layout.ToJson();
+    }
   }
   result.build_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

@@ -97,6 +97,9 @@ MeasureCandidate CandidateFor(const MeasureTask& task, BuildResult built) {
   c.func_name = std::move(built.func_name);
   c.target = task.target.str();
   c.args = task.args;
+  for (const auto& [index, layout] : built.packed_layouts) {
+    if (index < static_cast<int>(c.args.size())) c.args[index].layout = layout;
+  }
   c.seed = task.seed;
   c.expected = task.expected;
   c.reduction_length = task.reduction_length;

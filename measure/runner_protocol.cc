@@ -15,8 +15,8 @@ namespace tirtune {
 namespace {
 
 // Version 2 added return_outputs and outputs, version 3 `library`, version 4 the args' stated
-// values; reply version 3 `restart`.
-constexpr uint32_t kRequestMagic = 0x54525134;  // "TRQ4"
+// values, version 5 their packed layouts; reply version 3 `restart`.
+constexpr uint32_t kRequestMagic = 0x54525135;  // "TRQ5"
 constexpr uint32_t kReplyMagic = 0x54525033;    // "TRP3"
 
 using Writer = ByteWriter;
@@ -94,6 +94,7 @@ std::string SerializeRequest(const RunRequest& request) {
     w.String(a.dtype.str());
     w.Pod<uint32_t>(static_cast<uint32_t>(a.values.size()));
     for (double v : a.values) w.Pod<double>(v);
+    w.String(a.layout);
   }
   w.Pod<uint64_t>(request.seed);
   w.Pod<int32_t>(request.timer.warmup);
@@ -123,6 +124,7 @@ RunRequest DeserializeRequest(const std::string& payload) {
     a.dtype = r.Type();
     uint32_t nvalues = r.Pod<uint32_t>();
     for (uint32_t v = 0; v < nvalues; ++v) a.values.push_back(r.Pod<double>());
+    a.layout = r.String();
     request.args.push_back(std::move(a));
   }
   request.seed = r.Pod<uint64_t>();

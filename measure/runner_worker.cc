@@ -10,6 +10,7 @@
 #include "tirtune/codegen/build.h"
 #include "tirtune/codegen/target.h"
 #include "tirtune/interp/interpreter.h"
+#include "tirtune/ir/packed_layout.h"
 #include "tirtune/measure/verify.h"
 #include "tirtune/offload/library.h"
 
@@ -65,7 +66,10 @@ std::vector<NDArray> SeededArgs(const RunRequest& request) {
     if (last.seed != request.seed || last.specs.size() != request.args.size()) return false;
     for (size_t i = 0; i < request.args.size(); ++i) {
       const ArgSpec &a = last.specs[i], &b = request.args[i];
-      if (a.shape != b.shape || a.dtype != b.dtype || a.values != b.values) return false;
+      if (a.shape != b.shape || a.dtype != b.dtype || a.values != b.values ||
+          a.layout != b.layout) {
+        return false;
+      }
     }
     return true;
   };
@@ -79,6 +83,15 @@ std::vector<NDArray> SeededArgs(const RunRequest& request) {
       drawn.push_back(std::move(a));
     }
     FillStatedValues(request.args, drawn);  // throws before anything is kept
+    for (size_t i = 0; i < request.args.size(); ++i) {
+      const ArgSpec& spec = request.args[i];
+      if (spec.layout.empty()) continue;
+      PackedLayout layout = PackedLayout::FromJson(spec.layout, "parameter '" + spec.name + "'");
+      if (layout.source_shape != spec.shape) {
+        TT_USER_ERROR("parameter '{}': its packed layout is for another shape", spec.name);
+      }
+      drawn[i] = layout.Pack(drawn[i]);
+    }
     last = Drawn{request.seed, request.args, std::move(drawn)};
   }
   std::vector<NDArray> args;

@@ -65,7 +65,7 @@ std::vector<std::shared_ptr<ScheduleRule>> DefaultCpuRules(const CpuSpaceConfig&
 
 std::vector<std::shared_ptr<Postproc>> DefaultCpuPostprocs() {
   return {MakeDisallowDynamicLoop(), MakeRewriteParallelVectorizeUnroll(),
-          MakeRewriteReductionBlock(), MakeVerifyLowers()};
+          MakeRewriteReductionBlock(), MakeRewriteLayout(), MakeVerifyLowers()};
 }
 
 std::vector<MutatorWithProb> DefaultCpuMutators(const CpuSpaceConfig& config) {

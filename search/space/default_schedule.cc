@@ -220,6 +220,8 @@ Schedule DefaultSchedule(const PrimFunc& func, const Target& target) {
     }
   }
   for (const std::string& name : names) ParallelizeVectorize(sch, name, target);
+  // Constant weights stored in the order the loops read them, as a tuned schedule stores them.
+  MakeRewriteLayout()->Apply(sch);
   return sch;
 }
 

@@ -4,7 +4,11 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <cstring>
+#include <map>
+
 #include "program.h"
+#include "tirtune/ir/packed_layout.h"
 
 namespace tirtune {
 namespace interp {
@@ -83,6 +87,7 @@ void Interpret(const PrimFunc& func, const std::vector<NDArray>& args) {
 
 std::vector<NDArray> MakeRandomArgs(const PrimFunc& func, uint64_t seed) {
   std::vector<NDArray> args;
+  std::map<int, PackedLayout> packed = PackedParams(func);
   for (size_t i = 0; i < func->params.size(); ++i) {
     const BufferNode* param = func->params[i].get();
     std::vector<int64_t> shape;
@@ -95,9 +100,20 @@ std::vector<NDArray> MakeRandomArgs(const PrimFunc& func, uint64_t seed) {
       shape.push_back(*extent);
     }
     interp::ElemKindOf(param->dtype);  // rejects dtypes no buffer can hold
-    NDArray a = NDArray::Empty(shape, param->dtype);
+    // A packed parameter: the tensor the function was written for, drawn as always, packed.
+    auto it = packed.find(static_cast<int>(i));
+    NDArray a = NDArray::Empty(it == packed.end() ? shape : it->second.source_shape, param->dtype);
     RandomRange range = RandomRangeFor(param->dtype);
     a.FillRandom(seed + i, range.lo, range.hi);
+    if (it != packed.end()) {
+      NDArray p = it->second.Pack(a);
+      a = NDArray::Empty(shape, param->dtype);  // a lowered function's parameter is flat
+      if (a.size() != p.size()) {
+        throw InterpError(
+            fmt::format("parameter {}: its packed layout is for another shape", param->name));
+      }
+      std::memcpy(a.raw(), p.raw(), static_cast<size_t>(p.nbytes()));
+    }
     args.push_back(a);
   }
   return args;
@@ -106,6 +122,11 @@ std::vector<NDArray> MakeRandomArgs(const PrimFunc& func, uint64_t seed) {
 std::vector<NDArray> InterpretWithRandomInputs(const PrimFunc& func, uint64_t seed) {
   std::vector<NDArray> args = MakeRandomArgs(func, seed);
   Interpret(func, args);
+  for (const auto& [index, layout] : PackedParams(func)) {
+    NDArray p = NDArray::Empty(layout.PackedShape(), args[index].dtype());
+    std::memcpy(p.raw(), args[index].raw(), static_cast<size_t>(p.nbytes()));
+    args[index] = layout.Unpack(p);
+  }
   return args;
 }
 

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "tirtune/ir/packed_layout.h"
 #include "tirtune/schedule/json_text.h"
 #include "tirtune/support/error.h"
 #include "tirtune/support/sha256.h"
@@ -146,6 +147,14 @@ Artifact ReadArtifact(const std::string& dir) {
         value.nbytes = JsonInteger(v.at("nbytes"), g + ": a size", 0);
         if (value.nbytes != value.NumElements() * value.dtype.bytes()) {
           TT_USER_ERROR("{}: constant '{}' has a bad offset or size", g, value.name);
+        }
+        if (v.contains("packed")) {
+          value.layout = v.at("packed").dump();
+          PackedLayout layout =
+              PackedLayout::FromJson(value.layout, fmt::format("{}: constant '{}'", g, value.name));
+          if (layout.PackedShape() != value.shape) {
+            TT_USER_ERROR("{}: constant '{}': its packed layout has another shape", g, value.name);
+          }
         }
       }
       a.values.push_back(std::move(value));

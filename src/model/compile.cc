@@ -5,8 +5,8 @@
 #include "tirtune/model/compile.h"
 
 #include <fcntl.h>
-#include <signal.h>
 #include <fmt/core.h>
+#include <signal.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -19,13 +19,14 @@
 #include "tirtune/codegen/build.h"
 #include "tirtune/codegen/cuda.h"
 #include "tirtune/graph/validate.h"
+#include "tirtune/ir/packed_layout.h"
 #include "tirtune/ir/printer.h"
 #include "tirtune/lower/lower.h"
 #include "tirtune/lower/lower_gpu.h"
 #include "tirtune/measure/gpu_program.h"
 #include "tirtune/model/artifact.h"
-#include "tirtune/search/default_schedule.h"
 #include "tirtune/offload/library.h"
+#include "tirtune/search/default_schedule.h"
 #include "tirtune/search/tune.h"
 #include "tirtune/support/error.h"
 #include "tirtune/support/sha256.h"
@@ -82,12 +83,34 @@ struct BuiltTask {
   std::string extension;  // of its file in kernels/
   /// Instead, with --offload measured: the best record is the library's; its description.
   std::optional<std::string> library = std::nullopt;
+  /// The parameters the kernel reads packed (Schedule::TransformLayout), by index.
+  std::map<int, PackedLayout> packed = {};
 };
 
 BuiltTask BuildForTarget(const PrimFunc& scheduled, const std::string& name, const Target& target) {
-  if (!target.is_cuda()) return {EmitObject(Lower(scheduled).WithName(name), target), ".o"};
+  if (!target.is_cuda()) {
+    return {EmitObject(Lower(scheduled).WithName(name), target), ".o", std::nullopt,
+            PackedParams(scheduled)};
+  }
   GpuModule module = LowerGpu(scheduled.WithName(name), target.gpu);
   return {GpuProgram::Of(module, CompileCudaGated(module, target)).Serialize(), ".gpu"};
+}
+
+// The first parameter of `packed` that some call of task `task` does not pass a constant to, or
+// -1: a packed weight is packed once, at compile time.
+int PackedNonConstant(const ModelTasks& model, int task,
+                      const std::map<int, PackedLayout>& packed) {
+  for (size_t c = 0; c < model.fused.calls().size(); ++c) {
+    if (model.call_task[c] != task) continue;
+    const graph::Call& call = model.fused.call(static_cast<int>(c));
+    for (const auto& [index, layout] : packed) {
+      if (index >= static_cast<int>(call.args.size()) ||
+          model.fused.value(call.args[index]).kind != graph::ValueKind::kConstant) {
+        return index;
+      }
+    }
+  }
+  return -1;
 }
 
 // The composite description of task `task` when a library runs every call of it, checked by
@@ -155,6 +178,9 @@ BuiltTask BuildTask(const ModelTasks& model, int t, const CompileModelOptions& o
                                     report->offload_note.empty() ? "not a composite here"
                                                                  : report->offload_note)
                       : std::string("is the library's (compile with --offload measured)");
+      } else if (sch && PackedNonConstant(model, t, PackedParams(sch->func())) >= 0) {
+        problem = fmt::format("reads parameter {} packed, which is not a constant at every call",
+                              PackedNonConstant(model, t, PackedParams(sch->func())));
       } else if (sch) {
         try {
           BuiltTask built = BuildForTarget(sch->func(), task.name, options.target);
@@ -213,29 +239,91 @@ std::string ValueKindName(graph::ValueKind kind) {
   return "?";
 }
 
-// graph.json and weights.bin of the fused graph.
-void WriteGraph(const ModelTasks& model, ArtifactFiles& files) {
+// graph.json and weights.bin of the fused graph. A constant that a kernel reads packed
+// (`packed`, per task) is stored packed: in place when every use reads it in that one layout,
+// else as another constant beside it; the value records its layout ("packed"), so that the
+// reference graph can unpack it.
+void WriteGraph(const ModelTasks& model, const std::vector<std::map<int, PackedLayout>>& packed,
+                ArtifactFiles& files) {
   const graph::Graph& g = model.fused;
+  // Step 1. Each use of a constant: its layout ("" unpacked).
+  std::vector<std::vector<int>> args;
+  std::map<int, std::map<std::string, int>> uses;  // value -> layout JSON -> count
+  for (size_t c = 0; c < g.calls().size(); ++c) {
+    const graph::Call& call = g.call(static_cast<int>(c));
+    args.emplace_back(call.args.begin(), call.args.end());
+    const std::map<int, PackedLayout>& p = packed[model.call_task[c]];
+    for (size_t k = 0; k < call.args.size(); ++k) {
+      if (g.value(call.args[k]).kind != graph::ValueKind::kConstant) continue;
+      auto it = p.find(static_cast<int>(k));
+      ++uses[call.args[k]][it == p.end() ? "" : it->second.ToJson()];
+    }
+  }
+  for (int o : g.outputs()) {
+    if (g.value(o).kind == graph::ValueKind::kConstant) ++uses[o][""];
+  }
+  // Step 2. The values: a constant used in one layout only is packed in place; otherwise each
+  // other layout gets a value of its own, appended.
   nlohmann::json values = nlohmann::json::array();
   std::string weights;
-  for (const graph::Value& v : g.values()) {
+  auto add_constant = [&](nlohmann::json j, const NDArray& data) {
+    weights.resize((weights.size() + 63) / 64 * 64, '\0');
+    j["offset"] = weights.size();
+    j["nbytes"] = data.nbytes();
+    weights.append(static_cast<const char*>(data.raw()), data.nbytes());
+    values.push_back(std::move(j));
+  };
+  std::map<std::pair<int, std::string>, int> packed_value;  // (value, layout) -> value index
+  for (size_t i = 0; i < g.values().size(); ++i) {
+    const graph::Value& v = g.values()[i];
     nlohmann::json j = {{"name", v.name},
                         {"kind", ValueKindName(v.kind)},
                         {"dtype", v.type.dtype.str()},
                         {"shape", v.type.shape}};
-    if (v.kind == graph::ValueKind::kConstant) {
-      weights.resize((weights.size() + 63) / 64 * 64, '\0');
-      j["offset"] = weights.size();
-      j["nbytes"] = v.data.nbytes();
-      weights.append(static_cast<const char*>(v.data.raw()), v.data.nbytes());
+    if (v.kind != graph::ValueKind::kConstant) {
+      values.push_back(std::move(j));
+      continue;
     }
-    values.push_back(std::move(j));
+    auto it = uses.find(static_cast<int>(i));
+    if (it != uses.end() && it->second.size() == 1 && !it->second.begin()->first.empty()) {
+      const std::string& text = it->second.begin()->first;
+      PackedLayout layout = PackedLayout::FromJson(text, v.name);
+      j["shape"] = layout.PackedShape();
+      j["packed"] = nlohmann::json::parse(text);
+      packed_value[{static_cast<int>(i), text}] = static_cast<int>(i);
+      add_constant(std::move(j), layout.Pack(v.data));
+    } else {
+      add_constant(std::move(j), v.data);
+    }
   }
+  for (const auto& [value, layouts] : uses) {
+    if (layouts.size() == 1) continue;
+    for (const auto& [text, count] : layouts) {
+      if (text.empty()) continue;
+      const graph::Value& v = g.value(value);
+      PackedLayout layout = PackedLayout::FromJson(text, v.name);
+      packed_value[{value, text}] = static_cast<int>(values.size());
+      add_constant({{"name", fmt::format("{}.packed{}", v.name, values.size())},
+                    {"kind", "constant"},
+                    {"dtype", v.type.dtype.str()},
+                    {"shape", layout.PackedShape()},
+                    {"packed", nlohmann::json::parse(text)}},
+                   layout.Pack(v.data));
+    }
+  }
+  // Step 3. The calls, reading the packed constants.
   nlohmann::json calls = nlohmann::json::array();
   for (int index : graph::TopologicalOrder(g)) {
     const graph::Call& call = g.call(index);
+    const std::map<int, PackedLayout>& p = packed[model.call_task[index]];
+    std::vector<int> call_args = args[index];
+    for (const auto& [k, layout] : p) {
+      if (k < static_cast<int>(call_args.size())) {
+        call_args[k] = packed_value.at({call_args[k], layout.ToJson()});
+      }
+    }
     calls.push_back({{"function", model.call_task[index]},
-                     {"args", call.args},
+                     {"args", call_args},
                      {"output", call.output},
                      {"op", call.op}});
   }
@@ -316,6 +404,7 @@ std::vector<CompiledTask> CompileModel(const ModelTasks& model, const std::strin
 
   std::vector<CompiledTask> report;
   nlohmann::json functions = nlohmann::json::array();
+  std::vector<std::map<int, PackedLayout>> packed(model.tasks.size());
   for (size_t t = 0; t < model.tasks.size(); ++t) {
     const graph::Task& task = model.tasks[t];
     if (options.stop != nullptr && options.stop->load()) {
@@ -346,6 +435,7 @@ std::vector<CompiledTask> CompileModel(const ModelTasks& model, const std::strin
       f["tuned"] = false;
       if (r.best_seconds) f["best_seconds"] = *r.best_seconds;
     } else {
+      packed[t] = built.packed;
       r.object_file = "kernels/" + task.name + built.extension;
       files.Write(r.object_file, built.bytes);
       f["object"] = r.object_file;
@@ -359,7 +449,7 @@ std::vector<CompiledTask> CompileModel(const ModelTasks& model, const std::strin
     functions.push_back(std::move(f));
     report.push_back(std::move(r));
   }
-  WriteGraph(model, files);
+  WriteGraph(model, packed, files);
   nlohmann::json manifest = {{"format", kArtifactFormat},      {"version", kArtifactVersion},
                              {"target", options.target.str()}, {"source", options.source},
                              {"graph", "graph.json"},          {"weights", "weights.bin"},

@@ -14,6 +14,7 @@
 #include <map>
 #include <sstream>
 
+#include "tirtune/ir/packed_layout.h"
 #include "tirtune/ir/parser.h"
 #include "tirtune/measure/gpu_program.h"
 #include "tirtune/runtime/cuda_driver.h"
@@ -452,9 +453,12 @@ graph::Graph GraphExecutor::ReferenceGraph() const {
                         graph::TensorType{artifact_.values[i].shape, artifact_.values[i].dtype});
   }
   for (size_t i = 0; i < artifact_.values.size(); ++i) {
-    if (artifact_.values[i].kind == ArtifactValueKind::kConstant) {
-      ids[i] = g.AddConstant(artifact_.values[i].name, copy_of(static_cast<int>(i)));
-    }
+    const ArtifactValue& v = artifact_.values[i];
+    if (v.kind != ArtifactValueKind::kConstant) continue;
+    NDArray data = copy_of(static_cast<int>(i));
+    // The functions as written read the constant as it was before packing.
+    if (!v.layout.empty()) data = PackedLayout::FromJson(v.layout, v.name).Unpack(data);
+    ids[i] = g.AddConstant(v.name, std::move(data));
   }
   std::vector<PrimFunc> funcs;
   for (const ArtifactFunction& f : artifact_.functions) {

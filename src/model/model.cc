@@ -9,6 +9,7 @@
 #include "tirtune/graph/onnx_import.h"
 #include "tirtune/graph/op_registry.h"
 #include "tirtune/graph/passes.h"
+#include "tirtune/ir/packed_layout.h"
 #include "tirtune/ir/structural_equal.h"
 #include "tirtune/offload/library.h"
 #include "tirtune/support/error.h"
@@ -71,6 +72,19 @@ graph::Graph FuseModel(const graph::Graph& graph,
 
 ModelTasks ExtractModelTasks(graph::Graph fused) {
   ModelTasks result;
+  // A schedule may choose the layout of a call's constants (RewriteLayout): the compiler packs
+  // them once.
+  for (size_t c = 0; c < fused.calls().size(); ++c) {
+    graph::Call& call = fused.mutable_call(static_cast<int>(c));
+    if (call.kind != graph::CallKind::kPrimFunc) continue;
+    std::vector<int> constants;
+    for (size_t a = 0; a < call.args.size() && a < call.func->params.size(); ++a) {
+      if (fused.value(call.args[a]).kind == graph::ValueKind::kConstant) {
+        constants.push_back(static_cast<int>(a));
+      }
+    }
+    call.func = WithLayoutFreeParams(call.func, constants);
+  }
   result.tasks = graph::ExtractTasks(fused);
   // ExtractTasks merged structurally equal functions; find each call's task the same way.
   std::multimap<uint64_t, int> by_hash;

@@ -322,6 +322,20 @@ std::vector<RVRef> ApplyOffload(Schedule& sch, const std::vector<InstInput>&, co
   return {};
 }
 
+void CheckTransformLayout(const json& attrs, const json&) {
+  if (!attrs.contains("layout") || !attrs["layout"].is_object()) {
+    BadInstruction("TransformLayout needs the attribute \"layout\" as an object");
+  }
+  PackedLayout::FromJson(attrs["layout"].dump(), "TransformLayout's attribute \"layout\"");
+}
+std::vector<RVRef> ApplyTransformLayout(Schedule& sch, const std::vector<InstInput>&,
+                                        const json& attrs, const json&) {
+  sch.TransformLayout(
+      IntAttr(attrs, "param_index"),
+      PackedLayout::FromJson(attrs.at("layout").dump(), "TransformLayout's attribute \"layout\""));
+  return {};
+}
+
 std::vector<RVRef> ApplyEnterPostproc(Schedule& sch, const std::vector<InstInput>&, const json&,
                                       const json&) {
   sch.EnterPostproc();
@@ -366,6 +380,7 @@ const std::map<std::string, InstructionKind>& Registry() {
     add("SetScope",           1,       false, ApplySetScope);
     add("Split",              1,       false, ApplySplit);
     add("StorageAlign",       1,       false, ApplyStorageAlign);
+    add("TransformLayout", 1, false, ApplyTransformLayout);
     add("Unannotate",         1,       false, ApplyUnannotate);
     add("Unroll",             1,       false, ApplyUnroll);
     add("Vectorize",          1,       false, ApplyVectorize);
@@ -373,6 +388,7 @@ const std::map<std::string, InstructionKind>& Registry() {
     m["SamplePerfectTile"].check = CheckSamplePerfectTile;
     m["SampleGuardedTile"].check = CheckSamplePerfectTile;
     m["Offload"].check = CheckOffload;
+    m["TransformLayout"].check = CheckTransformLayout;
     return m;
   }();
   return kinds;

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <charconv>
 
+#include "tirtune/ir/packed_layout.h"
 #include "tirtune/support/error.h"
 #include "workloads/workload_families.h"
 
@@ -115,6 +116,13 @@ Workload MakeWorkload(std::string_view spec) {
   } catch (const UserError& e) {
     throw UserError(fmt::format("workload '{}': {}", spec, e.what()));
   }
+  // A weight is a model's constant: a schedule may choose the layout it is stored in.
+  std::vector<int> weights;
+  for (size_t i = 0; i < w.func->params.size(); ++i) {
+    const std::string& name = w.func->params[i]->name;
+    if (name == "weight" || name == "kernel") weights.push_back(static_cast<int>(i));
+  }
+  w.func = WithLayoutFreeParams(w.func, weights);
   w.flops = def->flops(args);
   return w;
 }

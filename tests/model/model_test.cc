@@ -15,12 +15,14 @@
 #include "tirtune/graph/executor.h"
 #include "tirtune/graph/onnx_import.h"
 #include "tirtune/interp/interpreter.h"
+#include "tirtune/ir/packed_layout.h"
 #include "tirtune/ir/printer.h"
 #include "tirtune/measure/verify.h"
 #include "tirtune/model/compile.h"
-#include "tirtune/search/default_schedule.h"
 #include "tirtune/model/executor.h"
 #include "tirtune/model/npy.h"
+#include "tirtune/search/default_schedule.h"
+#include "tirtune/search/space.h"
 #include "tirtune/support/error.h"
 #include "tirtune/te/workload_registry.h"
 
@@ -183,6 +185,86 @@ TEST_F(ModelTest, AStoredRecordIsReplayedAndReported) {
   EXPECT_TRUE(compiled[0].tuned) << compiled[0].fallback_reason;
   ASSERT_TRUE(compiled[0].best_seconds.has_value());
   EXPECT_DOUBLE_EQ(*compiled[0].best_seconds, 2.5e-6);
+}
+
+TEST_F(ModelTest, ConstantsArePackedInTheLayoutTheirKernelsReadAndUnpackedForTheReference) {
+  // Records of sampled (tiled) schedules of every function: their postprocessing packs the
+  // weights the tiles read out of order.
+  std::string path = WriteModel(SmallCnn(), dir_ / "cnn.onnx");
+  ModelTasks m = LoadOnnxModel(path);
+  Target target = Target::Parse("llvm -num-cores=2");
+  SpaceGenerator space = SpaceGenerator::For(target);
+  std::unique_ptr<Database> db = MakeMemoryDatabase();
+  int packed_records = 0;
+  for (const graph::Task& task : m.tasks) {
+    for (uint64_t seed = 1; seed <= 8; ++seed) {
+      Trace design = space.GenerateDesignSpaces(task.func, seed).front().trace();
+      std::optional<Schedule> sch = space.ReplayAndPostprocess(task.func, design, seed);
+      if (!sch || PackedParams(sch->func()).empty()) continue;
+      TuningRecord record;
+      record.workload = db->CommitWorkload(task.func).id;
+      record.target = target.str();
+      record.trace = sch->trace().ToJson();
+      record.run_secs = {1e-6};
+      db->CommitRecords({record});
+      ++packed_records;
+      break;
+    }
+  }
+  ASSERT_GT(packed_records, 0) << "no sampled schedule packs a weight";
+  CompileAndCheck(path, db.get());
+  Artifact art = ReadArtifact((dir_ / "art").string());
+  int packed = 0;
+  for (const ArtifactValue& v : art.values) {
+    if (v.layout.empty()) continue;
+    ++packed;
+    PackedLayout layout = PackedLayout::FromJson(v.layout, v.name);
+    EXPECT_EQ(layout.PackedShape(), v.shape);
+  }
+  EXPECT_GT(packed, 0) << "no constant was packed";
+  // The reference graph reads the functions as written, on the unpacked constants.
+  GraphExecutor executor((dir_ / "art").string());
+  graph::Graph reference = executor.ReferenceGraph();
+  std::vector<NDArray> inputs = graph::MakeRandomInputs(reference, 3);
+  std::vector<NDArray> expected = graph::RunGraph(reference, inputs);
+  std::vector<NDArray> actual = executor.Run(inputs);
+  ASSERT_EQ(actual.size(), expected.size());
+  for (size_t i = 0; i < actual.size(); ++i) {
+    VerifyResult v = CompareArrays("y", expected[i], actual[i], Tolerance{1e-4, 1e-5});
+    EXPECT_TRUE(v.ok) << v.message;
+  }
+}
+
+TEST_F(ModelTest, ARecordPackingAParameterThatIsNotAConstantGivesWayToTheNext) {
+  std::string path = WriteModel(OneTask(), dir_ / "one.onnx");
+  ModelTasks m = LoadOnnxModel(path);
+  ASSERT_EQ(m.tasks.size(), 1u);
+  const PrimFunc& func = m.tasks[0].func;
+  std::unique_ptr<Database> db = MakeMemoryDatabase();
+  Target target = Target::Parse("llvm -num-cores=2");
+  TuningRecord good;
+  good.workload = db->CommitWorkload(func).id;
+  good.target = target.str();
+  good.trace = DefaultSchedule(func, target).trace().ToJson();
+  good.run_secs = {2e-6};
+  // Faster, but it packs the input x (parameter 0), which the caller passes at run time.
+  std::vector<int64_t> x_shape;
+  for (const Expr& e : func->params[0]->shape) x_shape.push_back(e.as<IntImmNode>()->value);
+  ASSERT_EQ(x_shape.size(), 2u);
+  TuningRecord input_packed = good;
+  input_packed.trace = Trace().ToJson();
+  Schedule sch(func);
+  sch.TransformLayout(0, PackedLayout{x_shape, {{1, 1, x_shape[1]}, {0, 1, x_shape[0]}}});
+  input_packed.trace = sch.trace().ToJson();
+  input_packed.run_secs = {1e-6};
+  db->CommitRecords({good, input_packed});
+  std::vector<CompiledTask> compiled = CompileAndCheck(path, db.get());
+  ASSERT_EQ(compiled.size(), 1u);
+  EXPECT_TRUE(compiled[0].tuned) << compiled[0].fallback_reason;
+  EXPECT_DOUBLE_EQ(compiled[0].best_seconds.value_or(0), 2e-6);
+  EXPECT_EQ(compiled[0].note,
+            "used the record ranked 2 of 2: the best reads parameter 0 packed, which is not a "
+            "constant at every call");
 }
 
 TEST_F(ModelTest, ABestRecordThatNoLongerReplaysGivesWayToTheNext) {

@@ -4,6 +4,7 @@
 #include "ir_texts.h"
 #include "space_check.h"
 #include "tirtune/ir/functor.h"
+#include "tirtune/ir/packed_layout.h"
 #include "tirtune/ir/parser.h"
 #include "tirtune/lower/lower.h"
 
@@ -150,6 +151,54 @@ def unit_sum(A: Buffer((8, 1), float32), B: Buffer((8,), float32)):
 }
 
 // ---- VerifyLowers.
+
+// ---- RewriteLayout.
+
+TEST(RewriteLayout, PacksALayoutFreeWeightInTheOrderItsLoopsReadIt) {
+  PrimFunc original = WithLayoutFreeParams(Parse(testing::kGemm), {1});
+  Schedule sch(original);
+  BlockRV c = sch.GetBlock("C");
+  std::vector<LoopRV> loops = sch.GetLoops(c);
+  std::vector<LoopRV> i = sch.Split(loops[0], {int64_t{4}, int64_t{4}});
+  std::vector<LoopRV> j = sch.Split(loops[1], {int64_t{3}, int64_t{4}});
+  sch.Reorder({i[0], j[0], loops[2], i[1], j[1]});
+  ASSERT_TRUE(MakeRewriteLayout()->Apply(sch));
+  // B[k, j] read under i0 j0 k i1 j1: packed [j / 4, k, j % 4], the j1 loop steps by one.
+  std::map<int, PackedLayout> packed = PackedParams(sch.func());
+  ASSERT_EQ(packed.count(1), 1u);
+  EXPECT_EQ(packed.at(1), (PackedLayout{{8, 12}, {{1, 4, 3}, {0, 1, 8}, {1, 1, 4}}}));
+  EXPECT_EQ(packed.count(0), 0u);  // A is not layout-free
+  EXPECT_EQ(testing::CompareOutputs(original, sch.func()), "");
+  EXPECT_EQ(sch.trace().insts().back().kind->name, "TransformLayout");
+}
+
+TEST(RewriteLayout, FollowsAParallelLoopFusedFromTiles) {
+  PrimFunc original = WithLayoutFreeParams(Parse(testing::kGemm), {1});
+  Schedule sch(original);
+  BlockRV c = sch.GetBlock("C");
+  std::vector<LoopRV> loops = sch.GetLoops(c);
+  std::vector<LoopRV> j = sch.Split(loops[1], {int64_t{3}, int64_t{4}});
+  sch.Reorder({j[0], loops[0], loops[2], j[1]});
+  LoopRV fused = sch.Fuse({j[0], loops[0]});
+  sch.Parallel(fused);
+  ASSERT_TRUE(MakeRewriteLayout()->Apply(sch));
+  std::map<int, PackedLayout> packed = PackedParams(sch.func());
+  ASSERT_EQ(packed.count(1), 1u);
+  EXPECT_EQ(packed.at(1), (PackedLayout{{8, 12}, {{1, 4, 3}, {0, 1, 8}, {1, 1, 4}}}));
+  EXPECT_EQ(testing::CompareOutputs(original, sch.func()), "");
+}
+
+TEST(RewriteLayout, LeavesOtherParametersAndReadOrderAlone) {
+  // Not layout-free: nothing changes.
+  Schedule plain(Parse(testing::kGemm));
+  ASSERT_TRUE(MakeRewriteLayout()->Apply(plain));
+  EXPECT_TRUE(PackedParams(plain.func()).empty());
+  // Layout-free A[i, k], read under i j k: already in its loops' order.
+  Schedule in_order(WithLayoutFreeParams(Parse(testing::kGemm), {0}));
+  ASSERT_TRUE(MakeRewriteLayout()->Apply(in_order));
+  EXPECT_TRUE(PackedParams(in_order.func()).empty());
+  EXPECT_TRUE(in_order.trace().insts().empty());
+}
 
 TEST(VerifyLowers, AcceptsAScheduleThatLowers) {
   Schedule sch = TiledGemm(/*unroll=*/64);

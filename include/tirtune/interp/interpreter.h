@@ -26,12 +26,14 @@ void Interpret(const PrimFunc& func, const std::vector<NDArray>& args);
 
 /// One NDArray per parameter of `func`, parameter `i` filled by FillRandom(seed + i) over
 /// RandomRangeFor(its dtype): the inputs every differential check (interpreter, compiled
-/// kernels, runner) draws. Parameter shapes must be constant (InterpError otherwise).
+/// kernels, runner) draws. Parameter shapes must be constant (InterpError otherwise). A packed
+/// parameter (ir/packed_layout.h) is drawn at its source shape and packed.
 std::vector<NDArray> MakeRandomArgs(const PrimFunc& func, uint64_t seed);
 
 /// Allocates one NDArray per parameter, fills them with seeded random values, runs `func`, and
 /// returns them (inputs and outputs). Convenience for differential tests. Parameter `i` is filled
 /// by FillRandom(seed + i) over RandomRangeFor(its dtype); parameter shapes must be constant.
+/// Packed parameters are returned unpacked, as the function before packing takes them.
 std::vector<NDArray> InterpretWithRandomInputs(const PrimFunc& func, uint64_t seed);
 
 /// The half-open range random inputs are drawn from.

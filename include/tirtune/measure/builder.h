@@ -5,6 +5,7 @@
 // escapes or affects the others.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,9 @@ struct BuildResult {
   std::string object;
   /// The symbol the object defines: the function's name.
   std::string func_name;
+  /// The parameters the kernel reads packed (Schedule::TransformLayout): index -> the layout's
+  /// JSON, which the candidate's ArgSpec carries to the runner.
+  std::map<int, std::string> packed_layouts;
   /// Wall time of this candidate's lowering and code generation.
   double build_ms = 0;
   bool ok() const { return status == BuildStatus::kOk; }

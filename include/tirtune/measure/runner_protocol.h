@@ -23,6 +23,11 @@ struct ArgSpec {
   /// constant of the model whose value a library's kernel depends on (a GELU written out divides
   /// by sqrt(2)), so the reference and every candidate run with it.
   std::vector<double> values;
+  /// Empty: the kernel takes the parameter as drawn. Otherwise a packed layout
+  /// (ir/packed_layout.h, PackedLayout::ToJson) the scheduled kernel reads it in: the runner draws
+  /// the tensor of `shape` as always and passes it packed, so every candidate sees the same
+  /// numbers.
+  std::string layout = {};
 };
 
 /// Sets each array whose spec states values to those values. UserError when a count does not

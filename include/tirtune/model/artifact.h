@@ -9,7 +9,9 @@
 //                    "files": {PATH: SHA-256 hex} for every other file (version 2; version 1
 //                    artifacts, without it, still load)}
 //   graph.json      {"values": [{"name", "kind": "input"|"constant"|"call", "dtype", "shape",
-//                                "offset"?, "nbytes"?}],  // constants: where in weights.bin
+//                                "offset"?, "nbytes"?,  // constants: where in weights.bin
+//                                "packed"?}],  // version 4: a constant stored in the layout its
+//                                              // kernel reads (ir/packed_layout.h), "shape" packed
 //                    "calls": [{"function": index into functions, "args": [value ids],
 //                               "output": value id, "op": a readable hint}],  // topological order
 //                    "inputs": [value ids], "outputs": [value ids]}
@@ -29,7 +31,7 @@
 namespace tirtune::model {
 
 inline constexpr const char* kArtifactFormat = "tirtune-model";
-inline constexpr int kArtifactVersion = 3;
+inline constexpr int kArtifactVersion = 4;
 
 struct ArtifactFunction {
   std::string name;
@@ -49,6 +51,9 @@ struct ArtifactValue {
   std::vector<int64_t> shape;
   int64_t offset = 0;  // kConstant: where its bytes start in weights.bin
   int64_t nbytes = 0;  // kConstant
+  /// kConstant stored packed: the layout's JSON (PackedLayout::ToJson); `shape` is the packed
+  /// shape. Empty otherwise.
+  std::string layout;
   int64_t NumElements() const;
 };
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "tirtune/ir/function.h"
+#include "tirtune/ir/packed_layout.h"
 #include "tirtune/schedule/error.h"
 #include "tirtune/schedule/instruction.h"
 #include "tirtune/schedule/random.h"
@@ -119,6 +120,11 @@ class Schedule {
   BlockRV CacheWrite(BlockRV block, int write_index, StorageScope scope);
   void SetScope(BlockRV block, int write_index, StorageScope scope);
   void StorageAlign(BlockRV block, int write_index, int axis, int factor, int offset);
+  /// Stores the read-only parameter `param_index` packed (ir/packed_layout.h): its buffer takes
+  /// the packed shape, every access reads the packed element, and the function attribute
+  /// kPackedParamsAttr tells callers to pass PackedLayout::Pack of the tensor
+  /// (transform_layout.cc).
+  void TransformLayout(int param_index, const PackedLayout& layout);
 
   // ---- Reductions.
   /// Factors the reduction over `loop` into a new block computing partial results indexed by

@@ -121,6 +121,9 @@ std::vector<std::shared_ptr<ScheduleRule>> DefaultCpuRules(const CpuSpaceConfig&
 std::shared_ptr<Postproc> MakeDisallowDynamicLoop();
 std::shared_ptr<Postproc> MakeRewriteParallelVectorizeUnroll();
 std::shared_ptr<Postproc> MakeRewriteReductionBlock();
+/// Packs the layout-free parameters (kLayoutFreeAttr) in the order their reader walks them
+/// (search/postproc/rewrite_layout.cc).
+std::shared_ptr<Postproc> MakeRewriteLayout();
 /// Rejects a schedule that does not lower (Lower throws) or does not verify as well formed.
 std::shared_ptr<Postproc> MakeVerifyLowers();
 
