@@ -1,3 +1,5 @@
+// Packed layouts of constant parameters: checking a layout, the packed indices of an access, and
+// packing and unpacking a tensor (one copy per element, in source order).
 #include "tirtune/ir/packed_layout.h"
 
 #include <fmt/format.h>

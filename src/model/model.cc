@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include "tirtune/graph/onnx_import.h"
 #include "tirtune/graph/op_registry.h"
@@ -133,11 +134,14 @@ std::string WorkloadLibrary(const std::string& spec, Offload offload, const Targ
   auto input = [&](const char* n, std::vector<int64_t> shape) {
     return g.AddInput(n, graph::F32(std::move(shape)));
   };
-  auto weight = [&](std::vector<int64_t> shape) {
+  auto constant = [&](const char* n, std::vector<int64_t> shape) {
     NDArray w = NDArray::Empty(shape, DataType::Float(32));
     w.Fill(0);  // the runner fills every argument with the task's seeded values
-    return g.AddConstant("W", w);
+    return g.AddConstant(n, w);
   };
+  auto weight = [&](std::vector<int64_t> shape) { return constant("W", std::move(shape)); };
+  // The subgraphs' tails, applied to the primitive's result in order.
+  std::vector<std::pair<std::string, std::optional<graph::ValueId>>> tail;
   std::string op = name;
   std::vector<graph::ValueId> args;
   graph::Attrs attrs;
@@ -164,10 +168,34 @@ std::string WorkloadLibrary(const std::string& spec, Offload offload, const Targ
   } else if ((name == "max_pool2d" || name == "avg_pool2d") && a.size() == 7) {
     args = {input("A", {a[0], a[1], a[2], a[3]})};
     attrs = {{"kernel", a[4]}, {"stride", a[5]}, {"pad", a[6]}};
+  } else if (name == "conv2d_transpose" && a.size() == 8) {  // N,H,W,CI,CO,kernel,stride,pad
+    args = {input("A", {a[0], a[1], a[2], a[3]}), weight({a[5], a[5], a[3], a[4]})};
+    attrs = {{"stride", a[6]}, {"pad", a[7]}};
+  } else if (name == "softmax" && a.size() == 2) {  // M, N: along the rows
+    args = {input("A", {a[0], a[1]})};
+    attrs = {{"axis", int64_t{-1}}};
+  } else if (name == "cbr" && a.size() == 8) {  // N,H,W,CI,CO,kernel,stride,pad
+    op = "conv2d";
+    args = {input("A", {a[0], a[1], a[2], a[3]}), weight({a[5], a[5], a[3], a[4]})};
+    attrs = {{"stride", a[6]}, {"pad", a[7]}};
+    tail = {{"bias_add", constant("bias", {a[4]})},
+            {"multiply", constant("bn_scale", {a[4]})},
+            {"add", constant("bn_offset", {a[4]})},
+            {"relu", std::nullopt}};
+  } else if (name == "mbg" && a.size() == 3) {  // M, N, K
+    op = "matmul";
+    args = {input("A", {a[0], a[2]}), input("B", {a[2], a[1]})};
+    tail = {{"bias_add", constant("bias", {a[1]})}, {"gelu", std::nullopt}};
   } else {
     return "";
   }
-  g.AddOutput(graph::AddOpCall(&g, "y", op, args, attrs));
+  graph::ValueId y = graph::AddOpCall(&g, "y", op, args, attrs);
+  for (size_t i = 0; i < tail.size(); ++i) {
+    std::vector<graph::ValueId> operands = {y};
+    if (tail[i].second) operands.push_back(*tail[i].second);
+    y = graph::AddOpCall(&g, fmt::format("y{}", i + 1), tail[i].first, operands);
+  }
+  g.AddOutput(y);
   graph::PatternFusionResult fused = graph::FuseOpsByPattern(g, patterns);
   if (fused.graph.calls().size() != 1) return "";
   const graph::Call& call = fused.graph.call(0);

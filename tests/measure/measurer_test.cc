@@ -15,7 +15,9 @@
 
 #include "planted_faults.h"
 #include "tirtune/interp/interpreter.h"
+#include "tirtune/ir/packed_layout.h"
 #include "tirtune/ir/parser.h"
+#include "tirtune/schedule/schedule.h"
 #include "tirtune/te/workload_registry.h"
 
 namespace tirtune {
@@ -40,6 +42,36 @@ TEST(Measurer, TheReferenceOfASmallTaskIsTheInterpreterAndCoversOnlyOutputs) {
   EXPECT_FALSE(task.expected[0].defined());
   EXPECT_FALSE(task.expected[1].defined());
   EXPECT_TRUE(task.expected[2].defined());
+}
+
+// A kernel that reads its weight packed (transform_layout): the builder reports the layout, the
+// runner draws the weight as the reference did and packs it, and the result verifies. The same
+// kernel handed the weight unpacked computes garbage, and verification says so.
+TEST(Measurer, AKernelReadingAPackedWeightIsVerifiedOnThePackedDraw) {
+  PrimFunc gemm = MakeWorkload("gemm:16,12,8").func;
+  std::vector<int64_t> b_shape;
+  for (const Expr& e : gemm->params[1]->shape) b_shape.push_back(*AsConstInt(e));
+  ASSERT_EQ(b_shape.size(), 2u);
+  ASSERT_EQ(b_shape[1] % 4, 0);
+  // B[k, j] as [j / 4, k, j % 4].
+  PackedLayout layout{b_shape, {{1, 4, b_shape[1] / 4}, {0, 1, b_shape[0]}, {1, 1, 4}}};
+  Schedule sch(gemm);
+  sch.TransformLayout(1, layout);
+  Measurer measurer(BuilderConfig{}, FastRunners());
+  MeasureTask task = MakeMeasureTask(gemm, Target::Host(), 5);
+  std::vector<MeasureResult> results = measurer.Measure(task, {sch.func()});
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].status, MeasureStatus::kOk) << results[0].message;
+
+  BuildResult built = measurer.builder().BuildOne(sch.func(), Target::Host());
+  ASSERT_TRUE(built.ok()) << built.message;
+  ASSERT_EQ(built.packed_layouts.count(1), 1u);
+  EXPECT_EQ(PackedLayout::FromJson(built.packed_layouts.at(1), "B"), layout);
+  MeasureCandidate unpacked = CandidateFor(task, built);
+  EXPECT_FALSE(unpacked.args[1].layout.empty());
+  unpacked.args[1].layout.clear();
+  MeasureResult wrong = measurer.runner().MeasureOne(unpacked);
+  EXPECT_EQ(wrong.status, MeasureStatus::kWrongResult) << wrong.message;
 }
 
 // A library composite that states a small constant's value (a GELU's sqrt(2)): the reference,

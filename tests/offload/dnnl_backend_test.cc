@@ -179,6 +179,27 @@ TEST(DnnlBackend, PoolingMatchesTheInterpreter) {
   }
 }
 
+TEST(DnnlBackend, SoftmaxAlongTheLastAxisMatchesTheInterpreter) {
+  for (int64_t axis : {-1, 2}) {  // the graph's softmax takes the last axis, named either way
+    Graph g;
+    ValueId x = g.AddInput("x", F32({2, 6, 10}));
+    g.AddOutput(AddOpCall(&g, "sm", "softmax", {x}, {{"axis", axis}}));
+    std::string d = RunsLikeTheInterpreter(g);
+    EXPECT_NE(d.find("oneDNN softmax"), std::string::npos) << d;
+    EXPECT_EQ(d.find("; ref"), std::string::npos) << d;
+  }
+}
+
+TEST(DnnlBackend, TransposedConvolutionsWithBiasAndReluMatchTheInterpreter) {
+  for (int64_t stride : {1, 2}) {
+    std::string d =
+        RunsLikeTheInterpreter(Conv("conv2d_transpose", {1, 5, 5, 8}, {4, 4, 8, 6},
+                                    {{"stride", stride}, {"pad", 1}}, {"bias", "relu"}));
+    EXPECT_NE(d.find("oneDNN conv2d_transpose"), std::string::npos) << d;
+    ExpectFusedOptimized(d, "bias, post-ops relu");
+  }
+}
+
 TEST(DnnlBackend, WhatItCannotRunStaysOutOrIsDeclinedWithTheReason) {
   // A runtime weight, or a bias after the activation: no composite / a shorter one.
   Graph g;
@@ -194,14 +215,14 @@ TEST(DnnlBackend, WhatItCannotRunStaysOutOrIsDeclinedWithTheReason) {
   // A composite of another pattern is declined by Build, naming the operator.
   Graph s;
   ValueId in = s.AddInput("x", F32({2, 8}));
-  s.AddOutput(AddOpCall(&s, "sm", "softmax", {in}));
+  s.AddOutput(AddOpCall(&s, "ln", "exp", {in}));
   graph::PatternFusionResult r =
-      graph::FuseOpsByPattern(s, {{"dnnl.softmax", graph::IsOp("softmax", {graph::Wildcard()})}});
+      graph::FuseOpsByPattern(s, {{"dnnl.exp", graph::IsOp("exp", {graph::Wildcard()})}});
   try {
     DnnlBackend()->Build(r.graph, r.graph.call(0), {});
     FAIL() << "no error";
   } catch (const LibraryDeclined& e) {
-    EXPECT_NE(std::string(e.what()).find("it starts with softmax"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("it starts with exp"), std::string::npos) << e.what();
   }
 }
 

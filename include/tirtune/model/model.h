@@ -53,10 +53,11 @@ std::string TaskLibrary(const ModelTasks& model, int task);
 
 /// The composite description of operator-library workload `spec` ("conv2d:1,56,56,64,64,3,1,1")
 /// when a library's patterns for `offload` on `target` take it: gemm and batch_matmul (both
-/// operands inputs), dense and conv1d/2d/3d (the weight a constant, as in a model), max_pool2d
-/// and avg_pool2d. Its arguments are the workload function's parameters in order. Empty for
-/// other workloads and shapes the patterns refuse. `tune --workload` measures it beside the
-/// tuned kernels.
+/// operands inputs), dense, conv1d/2d/3d and conv2d_transpose (the weight a constant, as in a
+/// model), max_pool2d, avg_pool2d and softmax; the subgraphs cbr (the convolution with its
+/// bias, batch norm and ReLU as post-ops) and mbg (the matmul with its bias and GELU). Its
+/// arguments are the workload function's parameters in order. Empty for other workloads and shapes
+/// the patterns refuse. `tune --workload` measures it beside the tuned kernels.
 std::string WorkloadLibrary(const std::string& spec, Offload offload, const Target& target);
 
 /// Imports the ONNX model at `path` (graph/onnx_import.h), fuses it and extracts its tasks.

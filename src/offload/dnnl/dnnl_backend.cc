@@ -108,8 +108,12 @@ class DnnlKernel : public LibraryKernel {
     dnnl::primitive_attr attr;
     attr.set_post_ops(ops);
     try {
-      if (plan_.weight < 0) {
+      if (main.op == "softmax") {
+        BuildSoftmax(main);
+      } else if (plan_.weight < 0) {
         BuildPool(main);
+      } else if (main.op == "conv2d_transpose") {
+        BuildDeconv(main, graph.value(call.args[plan_.weight]), attr, call);
       } else if (main.op.rfind("conv", 0) == 0) {
         BuildConv(main, graph.value(call.args[plan_.weight]), attr, call);
       } else {
@@ -274,11 +278,8 @@ class DnnlKernel : public LibraryKernel {
                                                     dnnl::algorithm::convolution_direct, src, any_w,
                                                     dst, strides, dilates, pad_l, pad_r);
     dnnl::convolution_forward::primitive_desc pd(desc, attr, engine_);
-    primitive_ = dnnl::convolution_forward(pd);
-    src_ = memory(src, engine_, nullptr);
-    dst_ = memory(dst, engine_, nullptr);
+    Keep<dnnl::convolution_forward>(pd, src, dst);
     ReorderWeights(user_w, pd.weights_desc(), folded_ ? folded_weight_ : weight.data);
-    impl_ = pd.impl_info_str();
   }
 
   // max_pool2d / avg_pool2d (the window inside the input counted, oneDNN's exclude_padding) in
@@ -296,11 +297,47 @@ class DnnlKernel : public LibraryKernel {
                                              : dnnl::algorithm::pooling_avg_exclude_padding;
     dnnl::pooling_forward::desc desc(dnnl::prop_kind::forward_inference, algorithm, src, dst,
                                      strides, window, pad_l, pad_r);
-    dnnl::pooling_forward::primitive_desc pd(desc, engine_);
-    primitive_ = dnnl::pooling_forward(pd);
-    src_ = memory(src, engine_, nullptr);
-    dst_ = memory(dst, engine_, nullptr);
-    impl_ = pd.impl_info_str();
+    Keep<dnnl::pooling_forward>(dnnl::pooling_forward::primitive_desc(desc, engine_), src, dst);
+  }
+
+  // conv2d_transpose in NHWC with weights [KH, KW, CI, CO] (logical {CO, CI, KH, KW}):
+  // out[y, x] sums data[iy, ix] * W[kh, kw] over y = iy * stride - pad + kh (likewise x).
+  void BuildDeconv(const Call& main, const graph::Value& weight, const dnnl::primitive_attr& attr,
+                   const Call& call) {
+    const std::vector<int64_t>& x = arg_types_[plan_.data].shape;
+    const std::vector<int64_t>& w = arg_types_[plan_.weight].shape;
+    const std::vector<int64_t>& y = main_type_.shape;
+    if (weight.kind != ValueKind::kConstant) Decline(call, "its weight is not a constant");
+    const graph::Attrs attrs = AttrsOf(main);
+    const int64_t stride = attrs.GetInt("stride"), pad = attrs.GetInt("pad");
+    const int64_t kh = w[0], kw = w[1], ci = w[2], co = w[3];
+    memory::dims strides(2, stride), pad_l(2, pad), pad_r(2, pad);
+    memory::desc src = ChannelsLast(x), dst = ChannelsLast(y);
+    memory::desc user_w({co, ci, kh, kw}, memory::data_type::f32,
+                        memory::dims{1, co, kw * ci * co, ci * co});
+    memory::desc any_w(user_w.dims(), memory::data_type::f32, memory::format_tag::any);
+    bias_desc_ = memory::desc({co}, memory::data_type::f32, memory::format_tag::a);
+    const auto direct = dnnl::algorithm::deconvolution_direct;
+    const auto inference = dnnl::prop_kind::forward_inference;
+    auto desc = HasBias()
+                    ? dnnl::deconvolution_forward::desc(inference, direct, src, any_w, bias_desc_,
+                                                        dst, strides, pad_l, pad_r)
+                    : dnnl::deconvolution_forward::desc(inference, direct, src, any_w, dst, strides,
+                                                        pad_l, pad_r);
+    dnnl::deconvolution_forward::primitive_desc pd(desc, attr, engine_);
+    Keep<dnnl::deconvolution_forward>(pd, src, dst);
+    ReorderWeights(user_w, pd.weights_desc(), folded_ ? folded_weight_ : weight.data);
+  }
+
+  // softmax along one axis of a row-major tensor.
+  void BuildSoftmax(const Call& main) {
+    const std::vector<int64_t>& x = arg_types_[plan_.data].shape;
+    int64_t axis = AttrsOf(main).GetInt("axis");
+    if (axis < 0) axis += static_cast<int64_t>(x.size());
+    memory::desc md(memory::dims(x.begin(), x.end()), memory::data_type::f32, RowMajorStrides(x));
+    dnnl::softmax_forward::desc desc(dnnl::prop_kind::forward_inference, md,
+                                     static_cast<int>(axis));
+    Keep<dnnl::softmax_forward>(dnnl::softmax_forward::primitive_desc(desc, engine_), md, md);
   }
 
   // dense: data [M, K], weight [N, K] (read as {K, N}); matmul / batch_matmul: [.., M, K] x
@@ -333,14 +370,20 @@ class DnnlKernel : public LibraryKernel {
     auto desc = HasBias() ? dnnl::matmul::desc(src, weights_md, bias_desc_, dst)
                           : dnnl::matmul::desc(src, weights_md, dst);
     dnnl::matmul::primitive_desc pd(desc, attr, engine_);
-    primitive_ = dnnl::matmul(pd);
-    src_ = memory(src, engine_, nullptr);
-    dst_ = memory(dst, engine_, nullptr);
+    Keep<dnnl::matmul>(pd, src, dst);
     if (constant) {
       ReorderWeights(user_b, pd.weights_desc(), folded_ ? folded_weight_ : weight.data);
     } else {
       weights_ = memory(user_b, engine_, nullptr);
     }
+  }
+
+  // Keeps the primitive of `pd`; its source and destination get their data per run.
+  template <typename Primitive, typename PrimitiveDesc>
+  void Keep(const PrimitiveDesc& pd, const memory::desc& src, const memory::desc& dst) {
+    primitive_ = Primitive(pd);
+    src_ = memory(src, engine_, nullptr);
+    dst_ = memory(dst, engine_, nullptr);
     impl_ = pd.impl_info_str();
   }
 
@@ -412,8 +455,11 @@ class Dnnl : public LibraryBackend {
     }
     patterns.push_back(
         {"dnnl.dense", chain(IsOp("dense", {Wildcard().HasDtype(f32), IsConstant()}))});
-    for (const char* pool : {"max_pool2d", "avg_pool2d"}) {
-      patterns.push_back({fmt::format("dnnl.{}", pool), IsOp(pool, {Wildcard().HasDtype(f32)})});
+    patterns.push_back(
+        {"dnnl.conv2d_transpose",
+         chain(IsOp("conv2d_transpose", {Wildcard().HasDtype(f32), IsConstant().HasDtype(f32)}))});
+    for (const char* op : {"max_pool2d", "avg_pool2d", "softmax"}) {
+      patterns.push_back({fmt::format("dnnl.{}", op), IsOp(op, {Wildcard().HasDtype(f32)})});
     }
     for (const char* mm : {"matmul", "batch_matmul"}) {
       patterns.push_back({fmt::format("dnnl.{}", mm),

@@ -77,9 +77,9 @@ Plan ReadBody(const Graph& outer, const Call& call) {
     const Call& c = calls[i];
     if (c.kind != CallKind::kOp) Decline(call, "its body is not operator calls");
     if (plan.main == nullptr) {
-      static const std::set<std::string> kMain = {"conv1d",     "conv2d",    "conv3d",
-                                                  "dense",      "matmul",    "batch_matmul",
-                                                  "max_pool2d", "avg_pool2d"};
+      static const std::set<std::string> kMain = {
+          "conv1d", "conv2d",       "conv3d",     "conv2d_transpose", "dense",
+          "matmul", "batch_matmul", "max_pool2d", "avg_pool2d",       "softmax"};
       if (!kMain.count(c.op)) Decline(call, fmt::format("it starts with {}", c.op));
       plan.main = &c;
       plan.data = arg(c.args[0]);
@@ -93,7 +93,7 @@ Plan ReadBody(const Graph& outer, const Call& call) {
     const auto n_current = std::count(c.args.begin(), c.args.end(), current);
     if (n_current != 1)
       Decline(call, fmt::format("{} does not take the previous result once", c.op));
-    if (plan.weight < 0) Decline(call, fmt::format("{} after a pooling", c.op));
+    if (plan.weight < 0) Decline(call, fmt::format("{} after {}", c.op, plan.main->op));
     const graph::TensorType& type = body.value(current).type;
     if (ValueId gelu = GeluChain(outer, call, arg, calls, i, current); gelu >= 0) {
       plan.post.push_back({PostOp::kGelu});

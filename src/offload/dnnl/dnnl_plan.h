@@ -24,7 +24,7 @@ inline graph::Attrs AttrsOf(const graph::Call& c) {
 }
 
 struct Plan {
-  const graph::Call* main = nullptr;      // conv / dense / matmul, in the body
+  const graph::Call* main = nullptr;      // conv / dense / matmul / pool / softmax, in the body
   int data = -1, weight = -1, bias = -1;  // composite argument indices
   std::vector<PostOp> post;
 };
