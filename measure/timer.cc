@@ -26,14 +26,21 @@ void FlushCaches() {
 
 TimingResult TimeFunction(const std::function<void()>& fn, const TimerConfig& config) {
   // The warm-up calls are timed too: the fastest of them sets `number` directly, instead of a
-  // doubling search that would cost about as much as the repeats themselves.
+  // doubling search that would cost about as much as the repeats themselves. Without flushing,
+  // warm-up goes on past `warmup` calls until it has lasted one repeat: a function whose first
+  // calls are slow (a library starting its threads, memory faulted in) would otherwise get a
+  // `number` of a few calls and repeats that time mostly its start.
+  const double min_seconds = config.min_repeat_ms / 1000.0;
   double per_call = 0;
-  for (int i = 0; i < std::max(1, config.warmup); ++i) {
+  double warm = 0;
+  for (int i = 0; i < std::max(1, config.warmup) ||
+                  (!config.flush_cache && warm < min_seconds && i < (1 << 16));
+       ++i) {
     double t = SecondsOf(fn, 1);
     per_call = i == 0 ? t : std::min(per_call, t);
+    warm += t;
   }
   TimingResult result;
-  double min_seconds = config.min_repeat_ms / 1000.0;
   // With flushing, every sample is one call: the caches would be warm again after the first of
   // several calls, and the repeat would time mostly warm calls.
   if (per_call < min_seconds && !config.flush_cache) {

@@ -9,7 +9,8 @@
 namespace tirtune {
 
 struct TimerConfig {
-  /// Calls before timing starts (at least one is made: its time sets `number`). Default 1.
+  /// Calls before timing starts (at least one is made; the fastest sets `number`). Without
+  /// flushing, warm-up goes on until it has lasted `min_repeat_ms`. Default 1.
   int warmup = 1;
   /// Timed repeats; each gives one sample. Default 5.
   int repeat = 5;
