@@ -138,6 +138,14 @@ class DnnlKernel : public LibraryKernel {
         bias_constant_ = true;
       }
     }
+    // The arguments of every run, built once: Run only points src, dst (and a weight or bias that
+    // is not a constant) at the call's data.
+    exec_ = {{DNNL_ARG_SRC, src_}, {DNNL_ARG_DST, dst_}};
+    if (plan_.weight >= 0) exec_[DNNL_ARG_WEIGHTS] = weights_;
+    for (const auto& [index, m] : binary_) {
+      exec_[DNNL_ARG_ATTR_MULTIPLE_POST_OP(index) | DNNL_ARG_SRC_1] = m;
+    }
+    if (HasBias()) exec_[DNNL_ARG_BIAS] = bias_;
     const std::string& name = graph.value(call.output).name;
     describe_ = fmt::format("oneDNN {} for %{} ({}{}{}{}; {})", main.op, name,
                             HasBias() ? "bias" : "no bias",
@@ -155,23 +163,15 @@ class DnnlKernel : public LibraryKernel {
     }
     src_.set_data_handle(const_cast<void*>(args[plan_.data]));
     dst_.set_data_handle(out);
-    std::unordered_map<int, memory> exec = {{DNNL_ARG_SRC, src_}, {DNNL_ARG_DST, dst_}};
-    if (plan_.weight >= 0) {
-      if (!weights_constant_) weights_.set_data_handle(const_cast<void*>(args[plan_.weight]));
-      exec[DNNL_ARG_WEIGHTS] = weights_;
+    if (plan_.weight >= 0 && !weights_constant_) {
+      weights_.set_data_handle(const_cast<void*>(args[plan_.weight]));
     }
-    for (const auto& [index, m] : binary_) {
-      exec[DNNL_ARG_ATTR_MULTIPLE_POST_OP(index) | DNNL_ARG_SRC_1] = m;
-    }
-    if (HasBias()) {
-      if (!bias_constant_) {
-        const graph::TensorType& b = arg_types_[plan_.bias];
-        std::memcpy(bias_.get_data_handle(), args[plan_.bias], b.NumElements() * b.dtype.bytes());
-      }
-      exec[DNNL_ARG_BIAS] = bias_;
+    if (HasBias() && !bias_constant_) {
+      const graph::TensorType& b = arg_types_[plan_.bias];
+      std::memcpy(bias_.get_data_handle(), args[plan_.bias], b.NumElements() * b.dtype.bytes());
     }
     omp_set_num_threads(threads_);
-    primitive_.execute(stream_, exec);
+    primitive_.execute(stream_, exec_);
     stream_.wait();
   }
 
@@ -405,6 +405,7 @@ class DnnlKernel : public LibraryKernel {
   dnnl::primitive primitive_;
   memory src_, dst_, weights_, bias_;
   std::vector<std::pair<int, memory>> binary_;  // per-channel constants, by post-op index
+  std::unordered_map<int, memory> exec_;        // the primitive's arguments (handles)
   bool folded_ = false;  // FoldScaleShift applied: the weights and bias below replace the args'
   NDArray folded_weight_;
   std::vector<float> folded_bias_;
