@@ -97,8 +97,10 @@ std::optional<PackedLayout> LayoutOfReads(const ScheduleState& state,
     while (iv < block->iter_vars.size() && block->iter_vars[iv].var.get() != var) ++iv;
     if (iv == block->iter_vars.size()) return std::nullopt;
     const arith::IterSum& sum = map.indices[iv];
+    // The iterator is its digits alone (no offset, nothing symbolic): otherwise the digits would
+    // not say how the block walks the weight.
     const auto* base = sum.base.as<IntImmNode>();
-    if (base != nullptr && base->value != 0) return std::nullopt;
+    if (sum.base.defined() && (base == nullptr || base->value != 0)) return std::nullopt;
     for (const arith::IterSplit& split : sum.args) {
       const arith::IterMark& mark = map.marks[split.mark];
       if (!mark.is_loop()) return std::nullopt;
