@@ -219,6 +219,19 @@ std::map<int, PackedLayout> PackedParams(const PrimFunc& func) {
   return packed;
 }
 
+PrimFunc WithPackedParams(const PrimFunc& func, const std::map<int, PackedLayout>& packed) {
+  std::map<std::string, Expr> attrs = func->attrs;
+  attrs.erase(kPackedParamsAttr);
+  if (!packed.empty()) {
+    nlohmann::json j = nlohmann::json::object();
+    for (const auto& [index, layout] : packed) {
+      j[std::to_string(index)] = nlohmann::json::parse(layout.ToJson());
+    }
+    attrs[kPackedParamsAttr] = StringImm(j.dump());
+  }
+  return PrimFunc(func->name, func->params, func->body, std::move(attrs));
+}
+
 std::vector<int> LayoutFreeParams(const PrimFunc& func) {
   std::vector<int> params;
   auto it = func->attrs.find(kLayoutFreeAttr);

@@ -65,6 +65,8 @@ inline constexpr const char* kLayoutFreeAttr = "tirtune.layout_free";
 /// The packed parameters of `func`, by index (none without kPackedParamsAttr). UserError for a
 /// malformed attribute.
 std::map<int, PackedLayout> PackedParams(const PrimFunc& func);
+/// `func` with kPackedParamsAttr stating `packed` (the attribute removed when empty).
+PrimFunc WithPackedParams(const PrimFunc& func, const std::map<int, PackedLayout>& packed);
 /// The parameter indices of kLayoutFreeAttr, ascending (none without it).
 std::vector<int> LayoutFreeParams(const PrimFunc& func);
 /// `func` with kLayoutFreeAttr naming `params` (the attribute removed when empty).

@@ -6,7 +6,7 @@
 //
 // Preconditions:
 //  1. `param_index` names a parameter of the function;
-//  2. no statement of the function stores into it;
+//  2. no block of the function writes it;
 //  3. it is not packed already;
 //  4. its shape is constant and is the layout's source shape, and the layout is valid
 //     (PackedLayout::Check).
@@ -17,6 +17,7 @@
 //     ... Y[i, co] += X[i, ci] * W[co, ci]      ... Y[i, co] += X[i, ci] * W[co // 16, ci, co % 16]
 #include <fmt/format.h>
 
+#include "block_checks.h"
 #include "tirtune/ir/functor.h"
 #include "tirtune/ir/op.h"
 #include "tirtune/schedule/schedule.h"
@@ -69,22 +70,6 @@ class PackedReads : public StmtMutator {
   const PackedLayout& layout_;
 };
 
-// Precondition 2: whether some store or block write region names `buffer`.
-bool IsWritten(const PrimFunc& func, const Buffer& buffer) {
-  bool written = false;
-  PreOrderVisit(func->body, [&](const Object* node) {
-    if (const auto* store = node->as<BufferStoreNode>()) {
-      if (store->buffer.get() == buffer.get()) written = true;
-    } else if (const auto* block = node->as<BlockNode>()) {
-      for (const BufferRegion& w : block->writes) {
-        if (w.buffer.get() == buffer.get()) written = true;
-      }
-    }
-    return !written;
-  });
-  return written;
-}
-
 }  // namespace
 
 void Schedule::TransformLayout(int param_index, const PackedLayout& layout) {
@@ -95,7 +80,12 @@ void Schedule::TransformLayout(int param_index, const PackedLayout& layout) {
   }
   const Buffer& param = f->params[param_index];
   // Precondition 2.
-  if (IsWritten(f, param)) Reject(f, param_index, fmt::format("'{}' is written", param->name));
+  for (const BlockRealizeNode* realize : state_.AllBlocks()) {
+    if (WritesBuffer(realize->block.get(), param)) {
+      Reject(f, param_index,
+             fmt::format("'{}' is written by block '{}'", param->name, realize->block->name));
+    }
+  }
   // Precondition 3.
   std::map<int, PackedLayout> packed = PackedParams(f);
   if (packed.count(param_index) != 0) {
@@ -129,14 +119,8 @@ void Schedule::TransformLayout(int param_index, const PackedLayout& layout) {
   std::vector<Buffer> params = f->params;
   params[param_index] = to;
   packed.emplace(param_index, layout);
-  std::string attr = "{";
-  for (const auto& [index, l] : packed) {
-    attr += fmt::format("{}\"{}\":{}", attr.size() > 1 ? "," : "", index, l.ToJson());
-  }
-  attr += "}";
-  std::map<std::string, Expr> attrs = f->attrs;
-  attrs[kPackedParamsAttr] = StringImm(attr);
-  state_.SetFunc(PrimFunc(f->name, std::move(params), std::move(body), std::move(attrs)));
+  state_.SetFunc(
+      WithPackedParams(PrimFunc(f->name, std::move(params), std::move(body), f->attrs), packed));
   Record("TransformLayout", {},
          {{"param_index", param_index}, {"layout", nlohmann::json::parse(layout.ToJson())}}, {});
 }
