@@ -21,16 +21,18 @@ std::vector<std::pair<std::string, PrimFunc>> LowerWithSteps(const PrimFunc& fun
 
   // Block form: what blocks say about storage is read, and reduction inits become statements.
   StorageAlignRequests align = CollectStorageAlign(f);
+  ZeroPaddedBuffers padded = CollectZeroPadding(f);
   run("LowerInitBlocks", LowerInitBlocks(f));
-  // Loop form: blocks become loops, ifs and allocations.
+  // Loop form: blocks become loops, ifs and allocations. The taps of a padded reduction that land
+  // on the padding are skipped while buffers still have their own indices.
   run("ConvertBlocksToLoops", ConvertBlocksToLoops(f));
+  if (options.skip_padding_taps) run("SkipPaddingTaps", SkipPaddingTaps(f, padded));
   // Memory: intermediates shrink to what their users touch (laid out as storage_align asked),
   // every buffer becomes 1-D, and only small scratch stays on the stack.
   run("CompactBufferAllocations", CompactBufferAllocations(f, align));
   run("FlattenBuffers", FlattenBuffers(f));
   run("PlanStorageScopes", PlanStorageScopes(f, options));
   run("SimplifyStatements", SimplifyStatements(f));
-  if (options.skip_padding_taps) run("SkipPaddingTaps", SkipPaddingTaps(f));
   if (options.unswitch_tile_guards) run("UnswitchTileGuards", UnswitchTileGuards(f));
   // Loop kinds: unrolled loops are expanded (and the copies simplified), vectorized loops become
   // vector statements, and only outermost parallel loops stay parallel.

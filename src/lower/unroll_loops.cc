@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "runtime_loops.h"
 #include "tirtune/ir/functor.h"
 #include "tirtune/ir/op.h"
 #include "tirtune/ir/substitute.h"
@@ -24,42 +25,7 @@
 namespace tirtune {
 namespace {
 
-constexpr const char* kAutoUnrollMaxStep = "pragma_auto_unroll_max_step";
 constexpr const char* kPragmaUnroll = "pragma_unroll";
-constexpr int64_t kManySteps = std::numeric_limits<int64_t>::max() / 4;
-
-// How many leaf statements one run of `s` executes; kManySteps when that is not a constant.
-int64_t StepCount(const Stmt& s) {
-  auto saturate = [](int64_t v) { return std::min(v, kManySteps); };
-  if (const auto* loop = s.as<ForNode>()) {
-    const int64_t* n = AsConstInt(loop->extent);
-    int64_t body = StepCount(loop->body);
-    if (n == nullptr || body >= kManySteps) return kManySteps;
-    return *n <= 0 ? 0 : (body > kManySteps / *n ? kManySteps : *n * body);
-  }
-  if (const auto* seq = s.as<SeqStmtNode>()) {
-    int64_t total = 0;
-    for (const Stmt& c : seq->seq) total = saturate(total + StepCount(c));
-    return total;
-  }
-  if (const auto* branch = s.as<IfThenElseNode>()) {
-    int64_t then_steps = StepCount(branch->then_case);
-    return branch->else_case.defined() ? saturate(then_steps + StepCount(branch->else_case))
-                                       : then_steps;
-  }
-  if (const auto* alloc = s.as<AllocateNode>()) return StepCount(alloc->body);
-  if (const auto* let = s.as<LetStmtNode>()) return StepCount(let->body);
-  return 1;
-}
-
-bool Allocates(const Stmt& s) {
-  bool found = false;
-  PreOrderVisit(s, [&](const Object* node) {
-    found = found || node->kind() == NodeKind::kAllocate;
-    return !found;
-  });
-  return found;
-}
 
 // Gives every loop and let inside `s` a fresh variable, so that the copies of an unrolled body do
 // not define the same variables.
@@ -114,10 +80,7 @@ class LoopUnroller : public StmtMutator {
       annotations[kPragmaUnroll] = IntImm(DataType::Index(), std::max<int64_t>(factor, 1));
       return MakeFor(op->loop_var, op->min, op->extent, ForKind::kSerial, body, "", annotations);
     }
-    if (op->for_kind == ForKind::kSerial && outer_limit > 0 && extent != nullptr && !allocates) {
-      int64_t body_steps = std::max<int64_t>(1, StepCount(body));
-      if (*extent <= outer_limit / body_steps) return Expand(op, *extent, body);
-    }
+    if (AutoUnrollExpands(op, body, outer_limit)) return Expand(op, *extent, body);
     return MakeFor(op->loop_var, op->min, op->extent, op->for_kind, body, op->thread_tag,
                    annotations);
   }

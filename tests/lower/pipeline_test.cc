@@ -112,10 +112,10 @@ TEST(Lower, TiledGemmWithCacheWriteGetsATileAccumulatorAndVectorRows) {
   std::vector<std::string> names;
   for (const auto& step : steps) names.push_back(step.first);
   EXPECT_EQ(names, (std::vector<std::string>{
-                       "LowerInitBlocks", "ConvertBlocksToLoops", "CompactBufferAllocations",
-                       "FlattenBuffers", "PlanStorageScopes", "SimplifyStatements",
-                       "SkipPaddingTaps", "UnswitchTileGuards", "UnrollLoops", "SimplifyStatements",
-                       "VectorizeLoops", "SerializeNestedParallel"}));
+                       "LowerInitBlocks", "ConvertBlocksToLoops", "SkipPaddingTaps",
+                       "CompactBufferAllocations", "FlattenBuffers", "PlanStorageScopes",
+                       "SimplifyStatements", "UnswitchTileGuards", "UnrollLoops",
+                       "SimplifyStatements", "VectorizeLoops", "SerializeNestedParallel"}));
   ExpectFuncEqual(steps.back().second, R"(@prim_func
 def gemm(A: Buffer((128,), float32), B: Buffer((192,), float32), C: Buffer((96,), float32)):
     for i_0 in parallel(2):

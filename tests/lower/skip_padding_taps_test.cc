@@ -141,5 +141,141 @@ def c(A: Buffer((6,), float32), W: Buffer((3, 4), float32), B: Buffer((6, 4), fl
   EXPECT_FALSE(has_if(Lower(f, keep)));
 }
 
+// A pad kept as a buffer of its own: P is zero outside rows 1..4, so the row test decided by h
+// and rh guards the rc loop (1,024 updates: enough work to pay for the test), and the loads of P
+// carry no select afterwards.
+constexpr const char* kMaterializedPad = R"(@prim_func
+def c(A: Buffer((4, 1024), float32), W: Buffer((3, 1024), float32), B: Buffer((4,), float32)):
+    with block("root"):
+        reads()
+        writes()
+        P = alloc_buffer((6, 1024), float32)
+        for i in range(6):
+            for j in range(1024):
+                with block("P"):
+                    vi = axis.spatial(6, i)
+                    vj = axis.spatial(1024, j)
+                    reads(A[0:4, vj])
+                    writes(P[vi, vj])
+                    P[vi, vj] = select(1 <= vi and vi < 5, A[min(max(vi - 1, 0), 3), vj], 0.0)
+        for h in range(4):
+            for rh in range(3):
+                for rc in range(1024):
+                    with block("B"):
+                        vh = axis.spatial(4, h)
+                        vrh = axis.reduce(3, rh)
+                        vrc = axis.reduce(1024, rc)
+                        reads(B[vh], P[vh + vrh, vrc], W[vrh, vrc])
+                        writes(B[vh])
+                        B[vh] = B[vh] + P[vh + vrh, vrc] * W[vrh, vrc]
+)";
+
+TEST(SkipPaddingTaps, AMaterializedPadIsSkippedWhereOuterLoopsDecideIt) {
+  PrimFunc f = ParseFunc(kMaterializedPad);
+  ZeroPaddedBuffers padded = CollectZeroPadding(f);
+  ASSERT_EQ(padded.size(), 1u);
+  EXPECT_EQ(padded[0].buffer->name, "P");
+  PrimFunc loops = ConvertBlocksToLoops(LowerInitBlocks(f));
+  PrimFunc skipped = SkipPaddingTaps(loops, padded);
+  ExpectFuncEqual(skipped, R"(@prim_func
+def c(A: Buffer((4, 1024), float32), W: Buffer((3, 1024), float32), B: Buffer((4,), float32)):
+    with allocate(P, (6, 1024), float32):
+        for i in range(6):
+            for j in range(1024):
+                P[i, j] = select(1 <= i and i < 5, A[min(max(i - 1, 0), 3), j], 0.0)
+        for h in range(4):
+            for rh in range(3):
+                if 1 <= h + rh and h + rh < 5:
+                    for rc in range(1024):
+                        B[h] = B[h] + P[h + rh, rc] * W[rh, rc]
+)");
+  ExpectSameNumbers(f, skipped);
+  // Without knowing the pad, nothing changes.
+  EXPECT_TRUE(SkipPaddingTaps(loops).same_as(loops));
+  PrimFunc lowered = Lower(f);
+  ExpectSameNumbers(f, lowered);
+  LowerOptions keep;
+  keep.skip_padding_taps = false;
+  ExpectSameNumbers(f, Lower(f, keep));
+}
+
+TEST(SkipPaddingTaps, ATestOfAMaterializedPadStaysOutOfTheTileOfOutputs) {
+  // The row test is decided outside the h loop, but every loop inside it walks outputs: a test
+  // there would sit in the tile of accumulators, and skipping zeros does not pay for that.
+  PrimFunc f = ParseFunc(R"(@prim_func
+def c(A: Buffer((4, 1024), float32), W: Buffer((3,), float32), B: Buffer((4, 1024), float32)):
+    with block("root"):
+        reads()
+        writes()
+        P = alloc_buffer((6, 1024), float32)
+        for i in range(6):
+            for j in range(1024):
+                with block("P"):
+                    vi = axis.spatial(6, i)
+                    vj = axis.spatial(1024, j)
+                    reads(A[0:4, vj])
+                    writes(P[vi, vj])
+                    P[vi, vj] = select(1 <= vi and vi < 5, A[min(max(vi - 1, 0), 3), vj], 0.0)
+        for rh in range(3):
+            for h in range(4):
+                for w in range(1024):
+                    with block("B"):
+                        vh = axis.spatial(4, h)
+                        vw = axis.spatial(1024, w)
+                        vrh = axis.reduce(3, rh)
+                        reads(B[vh, vw], P[vh + vrh, vw], W[vrh])
+                        writes(B[vh, vw])
+                        B[vh, vw] = B[vh, vw] + P[vh + vrh, vw] * W[vrh]
+)");
+  PrimFunc loops = ConvertBlocksToLoops(LowerInitBlocks(f));
+  PrimFunc skipped = SkipPaddingTaps(loops, CollectZeroPadding(f));
+  std::optional<std::string> diff = StructuralDiff(skipped, loops);
+  EXPECT_FALSE(diff.has_value()) << *diff << "\n" << Print(skipped);
+}
+
+TEST(SkipPaddingTaps, OnlyABufferOneBlockWritesAsAPadAtItsOwnIteratorsIsAZeroPad) {
+  auto collect = [](std::string text, const std::string& from, const std::string& to) {
+    size_t at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    if (at != std::string::npos) text.replace(at, from.size(), to);
+    return CollectZeroPadding(ParseFunc(text)).size();
+  };
+  EXPECT_EQ(collect(kMaterializedPad, "", ""), 1u);
+  // Not zero on the padding.
+  EXPECT_EQ(collect(kMaterializedPad, "vj], 0.0)", "vj], 1.0)"), 0u);
+  // The condition reads something other than the indices.
+  EXPECT_EQ(collect(kMaterializedPad, "vi < 5,", "vi < 5 and A[0, 0] < 1.0,"), 0u);
+  // Written at other indices than the block's own iterators.
+  EXPECT_EQ(collect(kMaterializedPad, "P[vi, vj] = select", "P[vi, 0] = select"), 0u);
+  // Written again by a second store.
+  EXPECT_EQ(collect(kMaterializedPad, "B[vh] = B[vh] + P",
+                    "P[vh, vrc] = 0.0\n                        B[vh] = B[vh] + P"),
+            0u);
+}
+
+TEST(SkipPaddingTaps, ALoopOfExtentOneHoldsNoTestBack) {
+  // h1 runs once: the row test leaves the rc loop with h1 at its value, and the body holding
+  // only the h1 loop is no runtime loop, so nothing goes around it.
+  PrimFunc f = ParseFunc(R"(@prim_func
+def c(A: Buffer((6,), float32), W: Buffer((3, 2), float32), B: Buffer((6,), float32)):
+    for h0 in range(6):
+        for rh in range(3):
+            for rc in range(2):
+                for h1 in range(1):
+                    B[h0 + h1] = B[h0 + h1] + select(1 <= h0 + h1 + rh and h0 + h1 + rh < 7, A[min(max(h0 + h1 + rh - 1, 0), 5)], 0.0) * W[rh, rc]
+)");
+  PrimFunc skipped = SkipPaddingTaps(f);
+  ExpectFuncEqual(skipped, R"(@prim_func
+def c(A: Buffer((6,), float32), W: Buffer((3, 2), float32), B: Buffer((6,), float32)):
+    for h0 in range(6):
+        for rh in range(3):
+            if 1 <= h0 + 0 + rh and h0 + 0 + rh < 7:
+                for rc in range(2):
+                    for h1 in range(1):
+                        B[h0 + h1] = B[h0 + h1] + A[min(max(h0 + h1 + rh - 1, 0), 5)] * W[rh, rc]
+)");
+  ExpectSameNumbers(f, skipped);
+}
+
 }  // namespace
 }  // namespace tirtune

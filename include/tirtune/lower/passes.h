@@ -61,10 +61,23 @@ PrimFunc PlanStorageScopes(const PrimFunc& func, const LowerOptions& options = {
 /// statements that do nothing: decided `if`s, unit loops, no-ops (simplify_statements.cc).
 PrimFunc SimplifyStatements(const PrimFunc& func);
 
-/// Loop form: a reduction update that adds `select(inside, x, 0) * w` (an inlined zero pad) gets
-/// the conjuncts of `inside` that only outer loops decide as an `if` around the loop body they
-/// are decided in, so the taps on the padding are skipped (skip_padding_taps.cc).
-PrimFunc SkipPaddingTaps(const PrimFunc& func);
+/// A buffer that one block writes as `buf[i0, i1, ...] = select(inside, x, 0)` at its own
+/// iterators: every element is zero where `inside`, a function of the indices, is false.
+struct ZeroPadding {
+  Buffer buffer;
+  std::vector<Var> indices;
+  Expr inside;
+};
+using ZeroPaddedBuffers = std::vector<ZeroPadding>;
+
+/// Block form: the intermediates that hold a materialized zero pad (skip_padding_taps.cc).
+ZeroPaddedBuffers CollectZeroPadding(const PrimFunc& func);
+
+/// Loop form: a reduction update that adds `select(inside, x, 0) * w` (an inlined zero pad), or
+/// `x * w` where x is read from a buffer of `padded` (a materialized one), gets the conjuncts of
+/// `inside` that only outer loops decide as an `if` around the loop body they are decided in, so
+/// the taps on the padding are skipped (skip_padding_taps.cc).
+PrimFunc SkipPaddingTaps(const PrimFunc& func, const ZeroPaddedBuffers& padded = {});
 
 /// Loop form: where every value of the loops inside a body keeps a guard conjunct of a
 /// non-dividing split true once a test of the outer loops passes, the body is unswitched on that
