@@ -168,6 +168,12 @@ std::string WorkloadLibrary(const std::string& spec, Offload offload, const Targ
   } else if ((name == "max_pool2d" || name == "avg_pool2d") && a.size() == 7) {
     args = {input("A", {a[0], a[1], a[2], a[3]})};
     attrs = {{"kernel", a[4]}, {"stride", a[5]}, {"pad", a[6]}};
+  } else if (name == "depthwise_conv2d" && a.size() >= 7) {  // N,H,W,C,kernel,stride,pad[,dil]
+    // A grouped convolution, one group per channel: its weight [k, k, 1, C] is the workload's
+    // [k, k, C] reshaped (CompositeFromJson takes it so).
+    op = "conv2d";
+    args = {input("A", {a[0], a[1], a[2], a[3]}), weight({a[4], a[4], 1, a[3]})};
+    attrs = {{"stride", a[5]}, {"pad", a[6]}, {"dilation", arg(7, 1)}, {"groups", a[3]}};
   } else if (name == "conv2d_transpose" && a.size() == 8) {  // N,H,W,CI,CO,kernel,stride,pad
     args = {input("A", {a[0], a[1], a[2], a[3]}), weight({a[5], a[5], a[3], a[4]})};
     attrs = {{"stride", a[6]}, {"pad", a[7]}};

@@ -163,12 +163,14 @@ Graph CompositeFromJson(const std::string& text, const std::map<int, NDArray>& c
       std::string name = a.at("name").get<std::string>();
       if (a.at("constant").get<bool>()) {
         auto it = constants.find(static_cast<int>(i));
-        if (it == constants.end() || it->second.shape() != type.shape ||
+        if (it == constants.end() || it->second.size() != type.NumElements() ||
             it->second.dtype() != type.dtype) {
           TT_USER_ERROR("{} is a constant {} but its data is missing or of another type", what,
                         type.str());
         }
-        args.push_back(out.AddConstant(name, it->second));
+        // Data of another shape with as many elements is this constant reshaped (a workload's
+        // depthwise weight [k, k, C] is a grouped convolution's [k, k, 1, C]).
+        args.push_back(out.AddConstant(name, it->second.Reshaped(type.shape)));
       } else {
         args.push_back(out.AddInput(name, type));
       }

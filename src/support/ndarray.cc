@@ -333,6 +333,15 @@ void NDArray::Fill(double v) {
   for (int64_t i = 0; i < n; ++i) SetDouble(i, v);
 }
 
+NDArray NDArray::Reshaped(std::vector<int64_t> shape) const {
+  int64_t count = 1;
+  for (int64_t d : shape) count *= d;
+  TT_ICHECK(count == size(), "a reshape of {} elements to {}", size(), count);
+  NDArray view = *this;
+  view.shape_ = std::move(shape);
+  return view;
+}
+
 NDArray NDArray::Copy() const {
   if (!defined()) return NDArray();
   NDArray c = Empty(shape_, dtype_);

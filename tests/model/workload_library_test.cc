@@ -24,6 +24,7 @@ const char* const kSpecs[] = {
     "conv3d:1,4,6,6,4,8,3,1,1",
     "max_pool2d:1,8,8,16,3,2,1",
     "avg_pool2d:1,8,8,16,3,2,1",
+    "depthwise_conv2d:1,9,9,8,3,2,1",  // its weight [3, 3, 8] reshaped to [3, 3, 1, 8]
     "conv2d_transpose:1,4,4,8,8,4,2,1",
     "softmax:16,24",
     "cbr:1,6,6,8,8,3,1,1",
@@ -80,7 +81,7 @@ TEST(WorkloadLibrary, StatesNoValueOfItsPlaceholderWeight) {
 TEST(WorkloadLibrary, NoneForOtherOperatorsForNeverAndOnAGpu) {
   Target cpu = Target::Parse("llvm -num-cores=2");
   EXPECT_EQ(WorkloadLibrary("norm:1,16,16", Offload::kMeasured, cpu), "");
-  EXPECT_EQ(WorkloadLibrary("depthwise_conv2d:1,8,8,4,3,1,1", Offload::kMeasured, cpu), "");
+  EXPECT_EQ(WorkloadLibrary("capsule_conv2d:1,4,4,2,2,3,1,1", Offload::kMeasured, cpu), "");
   EXPECT_EQ(WorkloadLibrary("conv2d:1,8,8,8,16,3,1,1", Offload::kNever, cpu), "");
   EXPECT_EQ(WorkloadLibrary("conv2d:1,8,8,8,16,3,1,1", Offload::kMeasured,
                             Target::Parse("cuda -arch=sm_90")),

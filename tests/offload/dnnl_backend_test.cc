@@ -255,6 +255,13 @@ TEST(CompositeJson, RoundTripsAndRefusesDamage) {
   EXPECT_NE(error_of(json.substr(0, json.size() / 2), constants).find("not valid JSON"),
             std::string::npos);
   EXPECT_NE(error_of(json, {}).find("its data is missing"), std::string::npos);
+  // A constant's data may come in another shape with as many elements (a reshape), not with
+  // another count.
+  std::map<int, NDArray> flat = constants, short_by_one = constants;
+  for (auto& [index, data] : flat) data = data.Reshaped({data.size()});
+  for (auto& [index, data] : short_by_one) data = NDArray::Empty({data.size() - 1}, data.dtype());
+  EXPECT_EQ(graph::PrintGraph(CompositeFromJson(json, flat)), graph::PrintGraph(standalone));
+  EXPECT_NE(error_of(json, short_by_one).find("of another type"), std::string::npos);
   std::string bad_op = json;
   bad_op.replace(bad_op.find("\"conv2d\""), 8, "\"conv9d\"");
   EXPECT_NE(error_of(bad_op, constants).find("conv9d"), std::string::npos);

@@ -91,7 +91,7 @@ graph::Graph StandaloneComposite(const graph::Graph& graph, const graph::Call& c
 /// 16 finite elements ("value": what MakeMeasureTask measures the composite with; off for
 /// composites whose constants are placeholders, as a workload's zero weights): CompositeFromJson
 /// takes the data back as `constants` (argument index -> data; every argument that was a constant
-/// must have it).
+/// must have it, of its type or reshaped: as many elements of its dtype).
 /// UserError naming the field for a damaged text.
 std::string CompositeToJson(const graph::Graph& standalone, bool state_values = true);
 graph::Graph CompositeFromJson(const std::string& json, const std::map<int, NDArray>& constants);

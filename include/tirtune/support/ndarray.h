@@ -44,6 +44,8 @@ class NDArray {
   void Fill(double v);
   /// A deep copy.
   NDArray Copy() const;
+  /// The same storage seen with another shape of as many elements (row-major, as a reshape).
+  NDArray Reshaped(std::vector<int64_t> shape) const;
 
  private:
   struct Free {
