@@ -8,7 +8,10 @@
 //     them (as one run of memory), and the fused loop is vectorized; vectorizing is preferred
 //     where both plans want a loop. When every loop of a block's nest qualifies for both (an
 //     elementwise function), the whole nest is fused and split into a parallel outer loop and a
-//     vectorized inner loop of the largest extent within the limit that divides it;
+//     vectorized inner loop of the largest extent within the limit that divides it — unless that
+//     extent is no multiple of 16 lanes (33 for 1023 × 1023 would read across rows with
+//     divisions): then the innermost loop is split by whole vectors (the last one guarded), the
+//     loops above it fused and parallel;
 //  3. unroll: the outermost loop gets "pragma_auto_unroll_max_step" = meta_schedule.unroll_explicit
 //     (when positive), which the lowering's UnrollLoops honours by unrolling every serial loop
 //     inside whose body runs at most that many steps in all.
@@ -21,6 +24,8 @@
 //     for k, i2:
 //       for j1 in vectorized(16):  C[...] += ...
 
+#include <algorithm>
+
 #include "../space/block_analysis.h"
 #include "tirtune/search/space.h"
 
@@ -28,6 +33,9 @@ namespace tirtune {
 namespace {
 
 constexpr const char* kPragmaAutoUnroll = "pragma_auto_unroll_max_step";
+// The lanes of a vector register of 4-byte elements on the widest CPU target (AVX-512); a
+// vectorized width should be a multiple of it.
+constexpr int64_t kVectorLanes = 16;
 
 struct RootAnnotations {
   int64_t parallel = 0;  // 0: not requested
@@ -189,8 +197,22 @@ class RewriteParallelVectorizeUnroll : public Postproc {
       // Step 1. An elementwise nest: one loop, split into parallel x vector.
       int64_t total = 1;
       for (const ForNode* loop : loops) total *= *AsConstInt(loop->extent);
-      LoopRV fused = loop_rvs.size() == 1 ? loop_rvs[0] : sch.Fuse(loop_rvs);
       int64_t lanes = LargestDivisorWithin(total, ann.vectorize);
+      // A width that is no multiple of a vector (33 for 1023 × 1023) would read across rows
+      // with divisions: the innermost loop is split by whole vectors instead, the last guarded.
+      const int64_t inner = *AsConstInt(loops.back()->extent);
+      const int64_t width = std::min(ann.vectorize, inner / kVectorLanes * kVectorLanes);
+      if (lanes % kVectorLanes != 0 && lanes < total && width >= kVectorLanes) {
+        std::vector<LoopRV> parts = sch.Split(loop_rvs.back(), {std::monostate{}, width});
+        std::vector<LoopRV> outer(loop_rvs.begin(), loop_rvs.end() - 1);
+        outer.push_back(parts[0]);
+        outermost = outer.size() == 1 ? outer[0] : sch.Fuse(outer);
+        sch.Parallel(outermost);
+        sch.Vectorize(parts[1]);
+        AnnotateUnroll(sch, outermost, ann);
+        return;
+      }
+      LoopRV fused = loop_rvs.size() == 1 ? loop_rvs[0] : sch.Fuse(loop_rvs);
       outermost = fused;
       if (lanes > 1 && lanes < total) {
         std::vector<LoopRV> parts = sch.Split(fused, {std::monostate{}, lanes});
@@ -215,6 +237,10 @@ class RewriteParallelVectorizeUnroll : public Postproc {
       }
     }
     // Step 3. Auto-unroll from the outermost loop down.
+    AnnotateUnroll(sch, outermost, ann);
+  }
+
+  static void AnnotateUnroll(Schedule& sch, LoopRV outermost, const RootAnnotations& ann) {
     if (ann.unroll > 0 && sch.Get(outermost)->annotations.count(kPragmaAutoUnroll) == 0) {
       sch.Annotate(outermost, kPragmaAutoUnroll, ann.unroll);
     }

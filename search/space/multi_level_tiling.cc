@@ -16,6 +16,10 @@
 // epilogues), then tiles and forks as above. A plain GEMM thus gives 3 design spaces; one whose
 // extents 16 does not divide (1023, 197) 3 more, padded first with pad_einsum to multiples of 16
 // (unless config.guarded_tiles is off).
+// When an operand is read a vector at a time along rows whose length no vector divides (B of a
+// GEMM with N = 1023: every row starts at another offset in a cache line), 3 more first copy it
+// into rows padded to whole vectors (cache_read + storage_align), if the block reuses each
+// element at least 64 times.
 // When no spatial iterator can be vectorized (every one strides through some buffer, as the
 // output rows of a dense layer whose weight is [N, K]) or the ones that can are narrower than a
 // vector (a matrix times a vector), but a reduction iterator runs contiguously through the reads,
@@ -28,6 +32,7 @@
 //     C[i, j] += A[i, k] *         for k0, i2, j2, k1, i3, j3:  C_local[..] += A[..] * B[..]
 //                B[k, j]           for ax0, ax1:                C[..] = C_local[..]
 #include "block_analysis.h"
+#include "tirtune/ir/substitute.h"
 #include "tirtune/search/space.h"
 
 namespace tirtune {
@@ -93,7 +98,15 @@ class MultiLevelTiling : public ScheduleRule {
         }
       }
     }
-    // Step 4. Nothing spatial to vectorize along, a contiguous reduction: lanes of partial sums.
+    // Step 4. Operands read a vector at a time along rows whose length is no multiple of a
+    // vector (B[k, j] of a GEMM with N = 1023): copied first into rows padded to whole vectors,
+    // so no vector load straddles two cache lines, then tiled as above.
+    if (std::optional<Schedule> aligned = AlignOperandRows(sch, block)) {
+      if (std::optional<TiledState> tiled = TileLoopNest(*aligned, block)) {
+        AddWriteReuse(std::move(*tiled), block, &out);
+      }
+    }
+    // Step 5. Nothing spatial to vectorize along, a contiguous reduction: lanes of partial sums.
     AddReductionLanes(sch, block, &out);
     if (out.empty()) out.push_back(sch);
     return out;
@@ -229,6 +242,58 @@ class MultiLevelTiling : public ScheduleRule {
       return std::nullopt;
     }
     return padded;
+  }
+
+  // `sch` with a copy (cache_read at the root, storage_align to whole vectors) of every read of
+  // `block` whose last index is a spatial iterator of at least a vector's extent, over a last
+  // dimension that is no multiple of a vector, and whose data the block reuses at least
+  // kMinRowReuse times (the extent of the spatial iterators it does not index): the copy costs
+  // one pass over the operand. nullopt when no read qualifies.
+  std::optional<Schedule> AlignOperandRows(const Schedule& sch, BlockRV block) const {
+    constexpr int64_t kMinRowReuse = 64;
+    const BlockNode* b = sch.Get(block)->block.get();
+    std::vector<int> reads;
+    for (size_t r = 0; r < b->reads.size(); ++r) {
+      const BufferRegion& read = b->reads[r];
+      const Buffer& buffer = read.buffer;
+      if (buffer->ndim() < 2 || read.region.size() != static_cast<size_t>(buffer->ndim())) continue;
+      const int64_t lanes = vector_bytes_ / buffer->dtype.bytes();
+      const int64_t* row = AsConstInt(buffer->shape.back());
+      const auto* last = read.region.back().min.as<VarNode>();
+      if (row == nullptr || *row % lanes == 0 || last == nullptr) continue;
+      const IterVar* iter = nullptr;
+      int64_t reuse = 1;
+      for (const IterVar& iv : b->iter_vars) {
+        const int64_t* extent = AsConstInt(iv.dom.extent);
+        if (extent == nullptr) return std::nullopt;
+        if (iv.var.get() == last) iter = &iv;
+        bool indexed = false;
+        for (const Range& range : read.region) {
+          indexed |= UsesVar(range.min, [&](const VarNode* v) { return v == iv.var.get(); });
+        }
+        if (iv.kind == IterKind::kSpatial && !indexed) reuse *= *extent;
+      }
+      const int64_t* extent = iter != nullptr ? AsConstInt(iter->dom.extent) : nullptr;
+      if (iter == nullptr || iter->kind != IterKind::kSpatial || *extent < lanes ||
+          reuse < kMinRowReuse || b->writes.empty() || b->writes[0].buffer.same_as(buffer)) {
+        continue;
+      }
+      reads.push_back(static_cast<int>(r));
+    }
+    if (reads.empty()) return std::nullopt;
+    Schedule aligned = sch.Copy();
+    try {
+      // cache_read swaps the read for the copy in place, so the indices stay valid.
+      for (int r : reads) {
+        const Buffer& buffer = aligned.Get(block)->block->reads[r].buffer;
+        const int lanes = static_cast<int>(vector_bytes_ / buffer->dtype.bytes());
+        BlockRV copy = aligned.CacheRead(block, r, StorageScope::kGlobal);
+        aligned.StorageAlign(copy, 0, buffer->ndim() - 2, lanes, 0);
+      }
+    } catch (const ScheduleError&) {
+      return std::nullopt;
+    }
+    return aligned;
   }
 
   // Appends the write-reuse variants of a tiled state to `out`.

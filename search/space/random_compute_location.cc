@@ -5,6 +5,9 @@
 // location, so a mutated decision moves the block elsewhere on replay). A block AddRFactor
 // marked has its rfactor producer placed the same way, after it.
 //
+// A copy into storage-aligned rows (MultiLevelTiling's, of an operand with rows of no whole
+// vector) is left at the root: computed under a tile loop it would be redone per tile.
+//
 // A zero-padding stage (`pad[...] = select(inside, data[...], 0)`) also gets a second design
 // space where it is inlined outright: inlined, lowering skips the taps that land on the padding
 // (SkipPaddingTaps), and sampling the location among a dozen loops would seldom try it.
@@ -63,10 +66,11 @@ class RandomComputeLocation : public ScheduleRule {
   }
 
   static bool Applies(const ScheduleState& state, const BlockRealizeNode* realize) {
-    // Step 1. A block directly under the root, not tiled, with a consumer.
+    // Step 1. A block directly under the root, not tiled, with a consumer, and not a copy into
+    // storage-aligned rows (MultiLevelTiling makes those to be done once, at the root).
     const BlockRealizeNode* scope = state.ScopeBlock(realize);
     if (scope == nullptr || !IsRootBlock(state, scope) || IsTiled(realize->block.get()) ||
-        !HasConsumer(state, realize)) {
+        !HasConsumer(state, realize) || realize->block->annotations.count(kAnnBufferDimAlign) > 0) {
       return false;
     }
     // Step 2. In a loop nest of its own: its outermost loop holds no other block.

@@ -27,8 +27,6 @@
 namespace tirtune {
 namespace {
 
-constexpr const char* kBufferDimAlign = "buffer_dim_align";
-
 // Parses "[[a, b, c, d], ...]" (JSON, integers only); nullopt for any other text.
 class AlignEntryParser {
  public:
@@ -96,7 +94,7 @@ StorageAlignRequests CollectStorageAlign(const PrimFunc& func) {
     const auto* block = node->as<BlockNode>();
     if (block == nullptr) return true;
     for (const Buffer& b : block->alloc_buffers) allocated.insert(b.get());
-    auto it = block->annotations.find(kBufferDimAlign);
+    auto it = block->annotations.find(kAnnBufferDimAlign);
     if (it == block->annotations.end()) return true;
     const auto* text = it->second.as<StringImmNode>();
     auto entries = text == nullptr ? std::nullopt : AlignEntryParser(text->value).Parse();
@@ -104,19 +102,19 @@ StorageAlignRequests CollectStorageAlign(const PrimFunc& func) {
       TT_USER_ERROR(
           "block '{}': annotation '{}' is not a list of [write_index, axis, factor, "
           "offset] entries",
-          block->name, kBufferDimAlign);
+          block->name, kAnnBufferDimAlign);
     }
     for (const auto& [write_index, axis, factor, offset] : *entries) {
       if (write_index < 0 || write_index >= static_cast<int64_t>(block->writes.size())) {
         TT_USER_ERROR("block '{}': '{}' names write {}, but the block has {} write(s)", block->name,
-                      kBufferDimAlign, write_index, block->writes.size());
+                      kAnnBufferDimAlign, write_index, block->writes.size());
       }
       const Buffer& buffer = block->writes[write_index].buffer;
       int64_t ndim = buffer->ndim();
       int64_t a = axis < 0 ? axis + ndim : axis;
       if (a < 0 || a >= ndim || factor <= 0 || offset < 0 || offset >= factor) {
         TT_USER_ERROR("block '{}': '{}' entry [{}, {}, {}, {}] is out of range for buffer '{}'",
-                      block->name, kBufferDimAlign, write_index, axis, factor, offset,
+                      block->name, kAnnBufferDimAlign, write_index, axis, factor, offset,
                       buffer->name);
       }
       by_axis[buffer.get()][static_cast<int>(a)] =

@@ -141,11 +141,12 @@ def c(A: Buffer((6,), float32), W: Buffer((3, 4), float32), B: Buffer((6, 4), fl
   EXPECT_FALSE(has_if(Lower(f, keep)));
 }
 
-// A pad kept as a buffer of its own: P is zero outside rows 1..4, so the row test decided by h
-// and rh guards the rc loop (1,024 updates: enough work to pay for the test), and the loads of P
-// carry no select afterwards.
-constexpr const char* kMaterializedPad = R"(@prim_func
-def c(A: Buffer((4, 1024), float32), W: Buffer((3, 1024), float32), B: Buffer((4,), float32)):
+// A function of A [4, 1024] with `params` besides, whose root computes P, A with a zero row above
+// and below (a pad kept as a buffer of its own), then runs `consumer`.
+std::string WithMaterializedPad(const std::string& params, const std::string& consumer) {
+  return R"(@prim_func
+def c(A: Buffer((4, 1024), float32), )" +
+         params + R"():
     with block("root"):
         reads()
         writes()
@@ -158,6 +159,13 @@ def c(A: Buffer((4, 1024), float32), W: Buffer((3, 1024), float32), B: Buffer((4
                     reads(A[0:4, vj])
                     writes(P[vi, vj])
                     P[vi, vj] = select(1 <= vi and vi < 5, A[min(max(vi - 1, 0), 3), vj], 0.0)
+)" + consumer;
+}
+
+// P is zero outside rows 1..4, so the row test decided by h and rh guards the rc loop (1,024
+// updates: enough work to pay for the test), and the loads of P carry no select afterwards.
+const std::string kMaterializedPad =
+    WithMaterializedPad("W: Buffer((3, 1024), float32), B: Buffer((4,), float32)", R"(
         for h in range(4):
             for rh in range(3):
                 for rc in range(1024):
@@ -168,7 +176,7 @@ def c(A: Buffer((4, 1024), float32), W: Buffer((3, 1024), float32), B: Buffer((4
                         reads(B[vh], P[vh + vrh, vrc], W[vrh, vrc])
                         writes(B[vh])
                         B[vh] = B[vh] + P[vh + vrh, vrc] * W[vrh, vrc]
-)";
+)");
 
 TEST(SkipPaddingTaps, AMaterializedPadIsSkippedWhereOuterLoopsDecideIt) {
   PrimFunc f = ParseFunc(kMaterializedPad);
@@ -202,20 +210,8 @@ def c(A: Buffer((4, 1024), float32), W: Buffer((3, 1024), float32), B: Buffer((4
 TEST(SkipPaddingTaps, ATestOfAMaterializedPadStaysOutOfTheTileOfOutputs) {
   // The row test is decided outside the h loop, but every loop inside it walks outputs: a test
   // there would sit in the tile of accumulators, and skipping zeros does not pay for that.
-  PrimFunc f = ParseFunc(R"(@prim_func
-def c(A: Buffer((4, 1024), float32), W: Buffer((3,), float32), B: Buffer((4, 1024), float32)):
-    with block("root"):
-        reads()
-        writes()
-        P = alloc_buffer((6, 1024), float32)
-        for i in range(6):
-            for j in range(1024):
-                with block("P"):
-                    vi = axis.spatial(6, i)
-                    vj = axis.spatial(1024, j)
-                    reads(A[0:4, vj])
-                    writes(P[vi, vj])
-                    P[vi, vj] = select(1 <= vi and vi < 5, A[min(max(vi - 1, 0), 3), vj], 0.0)
+  PrimFunc f =
+      ParseFunc(WithMaterializedPad("W: Buffer((3,), float32), B: Buffer((4, 1024), float32)", R"(
         for rh in range(3):
             for h in range(4):
                 for w in range(1024):
@@ -226,7 +222,7 @@ def c(A: Buffer((4, 1024), float32), W: Buffer((3,), float32), B: Buffer((4, 102
                         reads(B[vh, vw], P[vh + vrh, vw], W[vrh])
                         writes(B[vh, vw])
                         B[vh, vw] = B[vh, vw] + P[vh + vrh, vw] * W[vrh]
-)");
+)"));
   PrimFunc loops = ConvertBlocksToLoops(LowerInitBlocks(f));
   PrimFunc skipped = SkipPaddingTaps(loops, CollectZeroPadding(f));
   std::optional<std::string> diff = StructuralDiff(skipped, loops);

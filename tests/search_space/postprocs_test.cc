@@ -94,6 +94,37 @@ TEST(RewriteParallelVectorizeUnroll, SplitsAnElementwiseNestIntoParallelAndVecto
   EXPECT_EQ(CompareOutputs(Parse(testing::kRelu), sch.func()), "");
 }
 
+TEST(RewriteParallelVectorizeUnroll, SplitsTheInnermostLoopByWholeVectorsWhenNoDivisorIsOne) {
+  // 7 x 5 x 33 = 1155 elements: the largest divisor within 64 is 55, which would read across
+  // rows. The innermost loop goes by 32 lanes instead (the second vector guarded), the rest fused.
+  std::string text = testing::kRelu;
+  for (auto [from, to] : {std::pair{"(8, 8, 32)", "(7, 5, 33)"},
+                          {"(8, 8, 32)", "(7, 5, 33)"},
+                          {"range(8)", "range(7)"},
+                          {"range(8)", "range(5)"},
+                          {"range(32)", "range(33)"},
+                          {"spatial(8, i)", "spatial(7, i)"},
+                          {"spatial(8, j)", "spatial(5, j)"},
+                          {"spatial(32, k)", "spatial(33, k)"}}) {
+    size_t at = text.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    text.replace(at, std::string(from).size(), to);
+  }
+  PrimFunc f = ParsePrimFunc(text, "test");
+  Schedule sch(f);
+  BlockRV root = sch.GetBlock("root");
+  sch.Annotate(root, kAnnParallel, 32);
+  sch.Annotate(root, kAnnVectorize, 64);
+  ASSERT_TRUE(MakeRewriteParallelVectorizeUnroll()->Apply(sch));
+  std::vector<const ForNode*> loops = Loops(sch.func(), "B");
+  ASSERT_EQ(loops.size(), 2u);
+  EXPECT_EQ(loops[0]->for_kind, ForKind::kParallel);
+  EXPECT_EQ(*AsConstInt(loops[0]->extent), 7 * 5 * 2);
+  EXPECT_EQ(loops[1]->for_kind, ForKind::kVectorized);
+  EXPECT_EQ(*AsConstInt(loops[1]->extent), 32);
+  EXPECT_EQ(CompareOutputs(f, sch.func()), "");
+}
+
 TEST(RewriteParallelVectorizeUnroll, DoesNotVectorizeAReductionLoop) {
   Schedule sch(Parse(testing::kNorm));
   BlockRV root = sch.GetBlock("root");

@@ -1,5 +1,6 @@
 // Each CPU schedule rule on its own, on small functions, and PostOrderApply's visiting order and
 // forking.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "ir_texts.h"
@@ -184,6 +185,46 @@ TEST(MultiLevelTiling, VectorizesADenseLayersReductionIntoLanesOfPartialSums) {
   EXPECT_EQ(ApplyRule(*MakeMultiLevelTiling(TestConfig()), Parse(testing::kGemm), "C").size(), 3u);
 }
 
+// kGemm with M rows and N columns (K = 8).
+std::string GemmText(int m, int n) {
+  std::string text = testing::kGemm;
+  auto replace = [&](const std::string& from, const std::string& to) {
+    for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + 1)) {
+      text.replace(at, from.size(), to);
+    }
+  };
+  replace("(16, 8)", fmt::format("({}, 8)", m));
+  replace("(8, 12)", fmt::format("(8, {})", n));
+  replace("(16, 12)", fmt::format("({}, {})", m, n));
+  replace("range(16)", fmt::format("range({})", m));
+  replace("range(12)", fmt::format("range({})", n));
+  replace("spatial(16, i)", fmt::format("spatial({}, i)", m));
+  replace("spatial(12, j)", fmt::format("spatial({}, j)", n));
+  return text;
+}
+
+TEST(MultiLevelTiling, CopiesAnOperandWithRowsOfNoWholeVectorIntoAlignedRows) {
+  // B is [8, 20]: rows of 20 floats, read 16 at a time along j, each element used by 64 rows of
+  // A. Besides the plain and the padded variants, 3 (the write variants) read B through
+  // B_global, whose rows storage_align pads to 32 floats.
+  PrimFunc f = ParsePrimFunc(GemmText(64, 20), "test");
+  std::vector<Schedule> out = ApplyRule(*MakeMultiLevelTiling(TestConfig()), f, "C");
+  int aligned = 0;
+  for (const Schedule& sch : out) {
+    bool copies = FindBlock(sch.func(), "B_global") != nullptr;
+    aligned += copies;
+    EXPECT_EQ(HasInstruction(sch.trace(), "StorageAlign"), copies);
+    EXPECT_EQ(CompareOutputs(f, sch.func()), "");
+  }
+  EXPECT_EQ(aligned, 3);
+  EXPECT_GE(out.size(), 3u + 3u);
+  // Reused by only 16 rows: the copy would not pay.
+  for (const Schedule& sch :
+       ApplyRule(*MakeMultiLevelTiling(TestConfig()), ParsePrimFunc(GemmText(16, 20), "t"), "C")) {
+    EXPECT_EQ(FindBlock(sch.func(), "B_global"), nullptr);
+  }
+}
+
 TEST(MultiLevelTiling, SkipsAReductionWithoutDataReuse) {
   PrimFunc f = Parse(testing::kNorm);
   std::vector<Schedule> out = ApplyRule(*MakeMultiLevelTiling(TestConfig()), f, "S");
@@ -271,6 +312,19 @@ TEST(RandomComputeLocation, SkipsATiledBlockAndABlockWithoutConsumers) {
       HasInstruction(rule->Apply(sch, sch.GetBlock("E"))[0].trace(), "SampleComputeLocation"));
   EXPECT_FALSE(
       HasInstruction(rule->Apply(sch, sch.GetBlock("D"))[0].trace(), "SampleComputeLocation"));
+}
+
+TEST(RandomComputeLocation, LeavesACopyIntoAlignedRowsAtTheRoot) {
+  // MultiLevelTiling's copy of B into aligned rows is made to be done once: under a tile loop it
+  // would be redone per tile.
+  PrimFunc f = ParsePrimFunc(GemmText(64, 20), "test");
+  for (Schedule& sch : ApplyRule(*MakeMultiLevelTiling(TestConfig()), f, "C")) {
+    if (FindBlock(sch.func(), "B_global") == nullptr) continue;
+    std::vector<Schedule> out = MakeRandomComputeLocation()->Apply(sch, sch.GetBlock("B_global"));
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_FALSE(HasInstruction(out[0].trace(), "SampleComputeLocation"));
+    EXPECT_EQ(LoopDepth(out[0].func(), "B_global"), 2u);
+  }
 }
 
 TEST(RandomComputeLocation, AlsoPlacesTheRFactorProducer) {

@@ -71,6 +71,10 @@ struct IterVar {
   IterKind kind = IterKind::kSpatial;
 };
 
+/// The block annotation storage_align writes: the requests for the strides of the buffers the
+/// block writes ("[[write_index, axis, factor, offset], ...]"), which lowering applies.
+inline constexpr const char* kAnnBufferDimAlign = "buffer_dim_align";
+
 /// The unit of scheduling: a computation over iterators with declared read and write regions,
 /// an optional reduction init, and buffers it allocates for its body.
 class BlockNode : public StmtNode {

@@ -26,8 +26,6 @@
 namespace tirtune {
 namespace {
 
-constexpr const char* kBufferDimAlign = "buffer_dim_align";
-
 class StorageAlignAxisOutOfRangeError : public ScheduleError {
  public:
   StorageAlignAxisOutOfRangeError(const BlockRealizeNode* block, std::string buffer, int axis,
@@ -67,7 +65,7 @@ class StorageAlignInvalidFactorError : public ScheduleError {
 
 // The entries already requested on the block.
 nlohmann::json ExistingEntries(const BlockRealizeNode* realize) {
-  auto it = realize->block->annotations.find(kBufferDimAlign);
+  auto it = realize->block->annotations.find(kAnnBufferDimAlign);
   if (it == realize->block->annotations.end()) return nlohmann::json::array();
   const auto* text = it->second.as<StringImmNode>();
   nlohmann::json entries =
@@ -77,7 +75,7 @@ nlohmann::json ExistingEntries(const BlockRealizeNode* realize) {
         "MalformedAnnotationError",
         fmt::format("block '{}' has a '{}' annotation that is not a JSON list of "
                     "[buffer, axis, factor, offset] entries",
-                    realize->block->name, kBufferDimAlign),
+                    realize->block->name, kAnnBufferDimAlign),
         {realize});
   }
   return entries;
@@ -115,7 +113,7 @@ void Schedule::StorageAlign(BlockRV block_rv, int write_index, int axis, int fac
   // Step 3. Rebuild the block with the annotation.
   const BlockNode* b = realize->block.get();
   Annotations annotations = b->annotations;
-  annotations[kBufferDimAlign] = StringImm(entries.dump());
+  annotations[kAnnBufferDimAlign] = StringImm(entries.dump());
   Block block = MakeBlock(b->name, b->iter_vars, b->reads, b->writes, b->body, b->init,
                           b->alloc_buffers, std::move(annotations));
   state_.Replace(realize, MakeBlockRealize(realize->iter_values, realize->predicate, block));
