@@ -321,8 +321,8 @@ class PaddingTapSkipper : public StmtMutator {
     if (common.empty()) return body;
     // Skipping taps that only read zeros must pay for its test: only around a reduction loop
     // that stays a loop, so the test stays out of the register tile, and around enough work
-    // (measured on ResNet-50's convolutions: tests around 48 or 128 updates made kernels 4-6%
-    // slower, around 2,688 or more 2-11% faster). A select of an inlined pad costs more than a
+    // (measured on ResNet-18/50 convolutions: tests around 48 or 128 updates made kernels 4-6%
+    // slower, around 5,376 or more 4-11% faster). A select of an inlined pad costs more than a
     // test wherever it is.
     if (hints_only && (StepCount(body) < kMinSkippedUpdates ||
                        !ContainsReductionLoop(body, auto_unroll_limit_))) {

@@ -56,12 +56,8 @@ class LoopUnroller : public StmtMutator {
     // Step 1. The body first, under this loop's auto-unroll limit if it sets one.
     Annotations annotations = op->annotations;
     int64_t outer_limit = auto_unroll_limit_;
-    auto it = annotations.find(kAutoUnrollMaxStep);
-    if (it != annotations.end() && options_.expand_auto_unroll) {
-      if (const int64_t* n = AsConstInt(it->second)) {
-        auto_unroll_limit_ = std::max(auto_unroll_limit_, *n);
-      }
-      annotations.erase(it);
+    if (options_.expand_auto_unroll && annotations.erase(kAutoUnrollMaxStep) > 0) {
+      auto_unroll_limit_ = AutoUnrollLimitInside(op, outer_limit);
     }
     Stmt body = VisitStmt(op->body);
     auto_unroll_limit_ = outer_limit;

@@ -318,13 +318,16 @@ TEST(RandomComputeLocation, LeavesACopyIntoAlignedRowsAtTheRoot) {
   // MultiLevelTiling's copy of B into aligned rows is made to be done once: under a tile loop it
   // would be redone per tile.
   PrimFunc f = ParsePrimFunc(GemmText(64, 20), "test");
+  int copies = 0;
   for (Schedule& sch : ApplyRule(*MakeMultiLevelTiling(TestConfig()), f, "C")) {
     if (FindBlock(sch.func(), "B_global") == nullptr) continue;
+    ++copies;
     std::vector<Schedule> out = MakeRandomComputeLocation()->Apply(sch, sch.GetBlock("B_global"));
     ASSERT_EQ(out.size(), 1u);
     EXPECT_FALSE(HasInstruction(out[0].trace(), "SampleComputeLocation"));
     EXPECT_EQ(LoopDepth(out[0].func(), "B_global"), 2u);
   }
+  EXPECT_EQ(copies, 3);
 }
 
 TEST(RandomComputeLocation, AlsoPlacesTheRFactorProducer) {
