@@ -141,7 +141,12 @@ std::string WorkloadLibrary(const std::string& spec, Offload offload, const Targ
   };
   auto weight = [&](std::vector<int64_t> shape) { return constant("W", std::move(shape)); };
   // The subgraphs' tails, applied to the primitive's result in order.
-  std::vector<std::pair<std::string, std::optional<graph::ValueId>>> tail;
+  struct TailCall {
+    std::string op;
+    std::optional<graph::ValueId> operand;  // besides the result so far
+    graph::Attrs attrs = {};
+  };
+  std::vector<TailCall> tail;
   std::string op = name;
   std::vector<graph::ValueId> args;
   graph::Attrs attrs;
@@ -192,14 +197,27 @@ std::string WorkloadLibrary(const std::string& spec, Offload offload, const Targ
     op = "matmul";
     args = {input("A", {a[0], a[2]}), input("B", {a[2], a[1]})};
     tail = {{"bias_add", constant("bias", {a[1]})}, {"gelu", std::nullopt}};
+  } else if (name == "tbg" && a.size() == 4) {  // batch, seq, heads, dim
+    // Query and value moved to [batch * heads, ...] (a view oneDNN reads through strides when
+    // batch is 1), one product per head, the result seen as [batch, heads, seq, seq].
+    const int64_t batch = a[0], seq = a[1], heads = a[2], dim = a[3];
+    auto moved = [&](const char* n, graph::Ints perm, graph::Ints shape) {
+      graph::ValueId t = graph::AddOpCall(&g, fmt::format("{}_T", n), "transpose",
+                                          {input(n, {batch, seq, heads, dim})}, {{"perm", perm}});
+      return graph::AddOpCall(&g, fmt::format("{}_heads", n), "reshape", {t}, {{"shape", shape}});
+    };
+    op = "batch_matmul";
+    graph::ValueId query = moved("query", {0, 2, 1, 3}, {batch * heads, seq, dim});
+    args = {query, moved("value", {0, 2, 3, 1}, {batch * heads, dim, seq})};
+    tail = {{"reshape", std::nullopt, {{"shape", graph::Ints{batch, heads, seq, seq}}}}};
   } else {
     return "";
   }
   graph::ValueId y = graph::AddOpCall(&g, "y", op, args, attrs);
   for (size_t i = 0; i < tail.size(); ++i) {
     std::vector<graph::ValueId> operands = {y};
-    if (tail[i].second) operands.push_back(*tail[i].second);
-    y = graph::AddOpCall(&g, fmt::format("y{}", i + 1), tail[i].first, operands);
+    if (tail[i].operand) operands.push_back(*tail[i].operand);
+    y = graph::AddOpCall(&g, fmt::format("y{}", i + 1), tail[i].op, operands, tail[i].attrs);
   }
   g.AddOutput(y);
   graph::PatternFusionResult fused = graph::FuseOpsByPattern(g, patterns);

@@ -29,6 +29,7 @@ const char* const kSpecs[] = {
     "softmax:16,24",
     "cbr:1,6,6,8,8,3,1,1",
     "mbg:8,16,12",
+    "tbg:1,5,3,4",  // query and value read through strides: transposed and reshaped in place
 };
 
 TEST(WorkloadLibrary, EveryOperatorALibraryTakesIsMeasuredAndVerifiedAsALibraryRecord) {
@@ -82,6 +83,8 @@ TEST(WorkloadLibrary, NoneForOtherOperatorsForNeverAndOnAGpu) {
   Target cpu = Target::Parse("llvm -num-cores=2");
   EXPECT_EQ(WorkloadLibrary("norm:1,16,16", Offload::kMeasured, cpu), "");
   EXPECT_EQ(WorkloadLibrary("capsule_conv2d:1,4,4,2,2,3,1,1", Offload::kMeasured, cpu), "");
+  // A batch of two: [batch, heads] merged after the transpose is no strided view (tuned only).
+  EXPECT_EQ(WorkloadLibrary("tbg:2,5,3,4", Offload::kMeasured, cpu), "");
   EXPECT_EQ(WorkloadLibrary("conv2d:1,8,8,8,16,3,1,1", Offload::kNever, cpu), "");
   EXPECT_EQ(WorkloadLibrary("conv2d:1,8,8,8,16,3,1,1", Offload::kMeasured,
                             Target::Parse("cuda -arch=sm_90")),

@@ -169,6 +169,60 @@ TEST(DnnlBackend, MatrixProductsMatchTheInterpreter) {
   RunsLikeTheInterpreter(m2);
 }
 
+// The composite pattern the single composite of `g` came from.
+std::string CompositeOf(const Graph& g) {
+  graph::PatternFusionResult r = graph::FuseOpsByPattern(g, DnnlBackend()->Patterns());
+  for (const graph::Call& c : r.graph.calls()) {
+    if (c.attrs.Has(graph::kCompositeAttr)) return c.attrs.GetString(graph::kCompositeAttr);
+  }
+  return "";
+}
+
+// Attention's product: query and value [batch, seq, heads, dim] moved to [batch * heads, ...]
+// by a transpose and a reshape, one product per head, the result seen as 4-D again.
+Graph HeadsProduct(int64_t batch) {
+  const int64_t seq = 5, heads = 3, dim = 4;
+  Graph g;
+  auto moved = [&](const std::string& name, graph::Ints perm, graph::Ints shape) {
+    ValueId x = g.AddInput(name, F32({batch, seq, heads, dim}));
+    ValueId t = AddOpCall(&g, name + "_T", "transpose", {x}, {{"perm", perm}});
+    return AddOpCall(&g, name + "_heads", "reshape", {t}, {{"shape", shape}});
+  };
+  ValueId q = moved("q", {0, 2, 1, 3}, {batch * heads, seq, dim});
+  ValueId v = moved("v", {0, 2, 3, 1}, {batch * heads, dim, seq});
+  ValueId y = AddOpCall(&g, "bmm", "batch_matmul", {q, v});
+  g.AddOutput(AddOpCall(&g, "y", "reshape", {y}, {{"shape", graph::Ints{batch, heads, seq, seq}}}));
+  return g;
+}
+
+TEST(DnnlBackend, MatrixProductsReadTransposedAndReshapedOperandsThroughStrides) {
+  Graph heads = HeadsProduct(1);
+  EXPECT_EQ(CompositeOf(heads), "dnnl.batch_matmul_of_views");
+  std::string d = RunsLikeTheInterpreter(heads);
+  EXPECT_NE(d.find("oneDNN batch_matmul for %y"), std::string::npos) << d;
+  EXPECT_EQ(d.find("; ref"), std::string::npos) << d;
+
+  // A^T B with A transposed in the graph; a reshape that splits rows into a batch.
+  Graph t;
+  ValueId a = t.AddInput("a", F32({8, 5}));
+  ValueId at = AddOpCall(&t, "at", "transpose", {a}, {{"perm", graph::Ints{1, 0}}});
+  t.AddOutput(AddOpCall(&t, "mm", "matmul", {at, t.AddInput("b", F32({8, 6}))}));
+  EXPECT_EQ(CompositeOf(t), "dnnl.matmul_of_views");
+  RunsLikeTheInterpreter(t);
+  Graph split;
+  a = split.AddInput("a", F32({6, 8}));
+  ValueId rows = AddOpCall(&split, "rows", "reshape", {a}, {{"shape", graph::Ints{2, 3, 8}}});
+  split.AddOutput(
+      AddOpCall(&split, "bmm", "batch_matmul", {rows, split.AddInput("b", F32({2, 8, 4}))}));
+  RunsLikeTheInterpreter(split);
+
+  // With two batches [batch, heads] are not one stride apart after the transpose: the product
+  // alone is the composite, the transposes and reshapes stay outside it.
+  Graph two = HeadsProduct(2);
+  EXPECT_EQ(CompositeOf(two), "dnnl.batch_matmul");
+  RunsLikeTheInterpreter(two);
+}
+
 TEST(DnnlBackend, PoolingMatchesTheInterpreter) {
   for (const char* op : {"max_pool2d", "avg_pool2d"}) {
     Graph g;

@@ -184,7 +184,7 @@ class DnnlKernel : public LibraryKernel {
   // x * (W s) + (b s + t): folded into constant weights and the bias here, so that oneDNN sees
   // no binary post-op (with which it has no fast kernel once a sum follows).
   void FoldScaleShift(const Graph& graph, const Call& call) {
-    if (plan_.weight < 0) return;
+    if (plan_.weight < 0 || plan_.weight_view) return;
     const graph::Value& w = graph.value(call.args[plan_.weight]);
     if (w.kind != ValueKind::kConstant || w.type.dtype != DataType::Float(32)) return;
     if (plan_.bias >= 0 && graph.value(call.args[plan_.bias]).kind != ValueKind::kConstant) return;
@@ -341,24 +341,29 @@ class DnnlKernel : public LibraryKernel {
   }
 
   // dense: data [M, K], weight [N, K] (read as {K, N}); matmul / batch_matmul: [.., M, K] x
-  // [.., K, N] with equal batches.
+  // [.., K, N] with equal batches, each operand maybe a strided view (transposed in the body).
   void BuildMatmul(const Call& main, const graph::Value& weight, const dnnl::primitive_attr& attr,
                    const Call& call) {
-    const std::vector<int64_t>& a = arg_types_[plan_.data].shape;
-    const std::vector<int64_t>& b = arg_types_[plan_.weight].shape;
+    auto operand = [&](int arg, const std::optional<dnnl_plan::View>& view) {
+      if (view) return *view;
+      const std::vector<int64_t>& shape = arg_types_[arg].shape;
+      return dnnl_plan::View{shape, RowMajorStrides(shape)};
+    };
+    const dnnl_plan::View a = operand(plan_.data, plan_.data_view);
+    const dnnl_plan::View b = operand(plan_.weight, plan_.weight_view);
     const std::vector<int64_t>& y = main_type_.shape;
-    if (a.size() != b.size() || a.size() < 2 || a.size() > 3) {
-      Decline(call, fmt::format("operands of ranks {} and {}", a.size(), b.size()));
+    if (a.dims.size() != b.dims.size() || a.dims.size() < 2 || a.dims.size() > 3) {
+      Decline(call, fmt::format("operands of ranks {} and {}", a.dims.size(), b.dims.size()));
     }
-    if (a.size() == 3 && a[0] != b[0]) Decline(call, "broadcast batches");
+    if (a.dims.size() == 3 && a.dims[0] != b.dims[0]) Decline(call, "broadcast batches");
     memory::desc user_b;
     if (main.op == "dense") {
-      user_b = memory::desc({b[1], b[0]}, memory::data_type::f32, memory::dims{1, b[1]});
+      user_b =
+          memory::desc({b.dims[1], b.dims[0]}, memory::data_type::f32, memory::dims{1, b.dims[1]});
     } else {
-      user_b = memory::desc(memory::dims(b.begin(), b.end()), memory::data_type::f32,
-                            RowMajorStrides(b));
+      user_b = memory::desc(b.dims, memory::data_type::f32, b.strides);
     }
-    memory::desc src(memory::dims(a.begin(), a.end()), memory::data_type::f32, RowMajorStrides(a));
+    memory::desc src(a.dims, memory::data_type::f32, a.strides);
     memory::desc dst(memory::dims(y.begin(), y.end()), memory::data_type::f32, RowMajorStrides(y));
     memory::dims bias_dims(y.size(), 1);
     bias_dims.back() = y.back();
@@ -461,6 +466,18 @@ class Dnnl : public LibraryBackend {
          chain(IsOp("conv2d_transpose", {Wildcard().HasDtype(f32), IsConstant().HasDtype(f32)}))});
     for (const char* op : {"max_pool2d", "avg_pool2d", "softmax"}) {
       patterns.push_back({fmt::format("dnnl.{}", op), IsOp(op, {Wildcard().HasDtype(f32)})});
+    }
+    // A matrix product of operands transposed or reshaped first (attention's heads moved
+    // ahead of the tokens): oneDNN reads them in place through strides. Before the plain
+    // product, which takes what the check refuses here.
+    auto viewed = [](const Pattern& x) {
+      Pattern moved = IsOp("transpose", {x});
+      return IsOp("reshape", {moved}) | moved | IsOp("reshape", {x});
+    };
+    for (const char* mm : {"matmul", "batch_matmul"}) {
+      Pattern x = Wildcard().HasDtype(f32);
+      patterns.push_back({fmt::format("dnnl.{}_of_views", mm),
+                          chain(IsOp(mm, {viewed(x), viewed(x) | x}) | IsOp(mm, {x, viewed(x)}))});
     }
     for (const char* mm : {"matmul", "batch_matmul"}) {
       patterns.push_back({fmt::format("dnnl.{}", mm),

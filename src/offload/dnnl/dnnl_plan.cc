@@ -62,7 +62,65 @@ ValueId GeluChain(const Graph& outer, const Call& call, const std::function<int(
   return half.output;
 }
 
+// Row-major strides of `shape`.
+std::vector<int64_t> RowMajor(const std::vector<int64_t>& shape) {
+  std::vector<int64_t> strides(shape.size(), 1);
+  for (size_t i = shape.size(); i-- > 1;) strides[i - 1] = strides[i] * shape[i];
+  return strides;
+}
+
 }  // namespace
+
+std::optional<View> Reshaped(const View& v, const std::vector<int64_t>& shape) {
+  // The dimensions of more than one element; those of one may have any stride.
+  std::vector<int64_t> dims, strides;
+  for (size_t i = 0; i < v.dims.size(); ++i) {
+    if (v.dims[i] == 1) continue;
+    dims.push_back(v.dims[i]);
+    strides.push_back(v.strides[i]);
+  }
+  View out{shape, std::vector<int64_t>(shape.size(), 0)};
+  std::vector<bool> set(shape.size(), false);
+  // Groups of old dimensions [i, i2) and new ones [j, j2) of one extent: the old ones must be
+  // one run of memory (each stride its inner neighbour's times its extent); the new ones split
+  // that run.
+  size_t i = 0, j = 0;
+  while (j < shape.size()) {
+    if (shape[j] == 1) {
+      ++j;
+      continue;
+    }
+    if (i == dims.size()) return std::nullopt;
+    size_t i2 = i + 1, j2 = j + 1;
+    int64_t old_extent = dims[i], new_extent = shape[j];
+    while (old_extent != new_extent) {
+      if (old_extent < new_extent) {
+        if (i2 == dims.size()) return std::nullopt;
+        old_extent *= dims[i2++];
+      } else {
+        if (j2 == shape.size()) return std::nullopt;
+        new_extent *= shape[j2++];
+      }
+    }
+    for (size_t k = i; k + 1 < i2; ++k) {
+      if (strides[k] != strides[k + 1] * dims[k + 1]) return std::nullopt;
+    }
+    int64_t stride = strides[i2 - 1];
+    for (size_t k = j2; k-- > j;) {
+      out.strides[k] = stride;
+      set[k] = true;
+      stride *= shape[k];
+    }
+    i = i2;
+    j = j2;
+  }
+  if (i != dims.size()) return std::nullopt;
+  // A dimension of one element: the stride that keeps its neighbours' order.
+  for (size_t k = shape.size(); k-- > 0;) {
+    if (!set[k]) out.strides[k] = k + 1 < shape.size() ? out.strides[k + 1] * shape[k + 1] : 1;
+  }
+  return out;
+}
 
 Plan ReadBody(const Graph& outer, const Call& call) {
   const Graph& body = *call.body;
@@ -72,10 +130,40 @@ Plan ReadBody(const Graph& outer, const Call& call) {
   auto arg = [&](ValueId v) { return arg_of.count(v) ? arg_of.at(v) : -1; };
   Plan plan;
   ValueId current = -1;
+  // The transposes and reshapes before the primitive: each result a view of an argument.
+  std::map<ValueId, std::pair<int, View>> views;
+  auto view_of = [&](ValueId v) -> std::optional<std::pair<int, View>> {
+    if (views.count(v)) return views.at(v);
+    if (arg(v) < 0) return std::nullopt;
+    const std::vector<int64_t>& shape = body.value(v).type.shape;
+    return std::make_pair(arg(v), View{shape, RowMajor(shape)});
+  };
   const std::vector<Call>& calls = body.calls();
   for (size_t i = 0; i < calls.size(); ++i) {
     const Call& c = calls[i];
     if (c.kind != CallKind::kOp) Decline(call, "its body is not operator calls");
+    if (plan.main == nullptr && (c.op == "transpose" || c.op == "reshape")) {
+      std::optional<std::pair<int, View>> from = view_of(c.args[0]);
+      if (!from) Decline(call, fmt::format("{} of a value computed inside it", c.op));
+      View& v = from->second;
+      if (c.op == "transpose") {
+        View moved = v;
+        const graph::Ints perm = AttrsOf(c).GetInts("perm");
+        const auto rank = static_cast<int64_t>(v.dims.size());
+        for (size_t d = 0; d < perm.size(); ++d) {
+          const int64_t from_axis = perm[d] < 0 ? perm[d] + rank : perm[d];
+          moved.dims[d] = v.dims[from_axis];
+          moved.strides[d] = v.strides[from_axis];
+        }
+        v = moved;
+      } else {
+        std::optional<View> reshaped = Reshaped(v, body.value(c.output).type.shape);
+        if (!reshaped) Decline(call, "a reshape of a transposed operand that strides cannot say");
+        v = *reshaped;
+      }
+      views[c.output] = *from;
+      continue;
+    }
     if (plan.main == nullptr) {
       static const std::set<std::string> kMain = {
           "conv1d", "conv2d",       "conv3d",     "conv2d_transpose", "dense",
@@ -84,6 +172,18 @@ Plan ReadBody(const Graph& outer, const Call& call) {
       plan.main = &c;
       plan.data = arg(c.args[0]);
       plan.weight = c.args.size() > 1 ? arg(c.args[1]) : -1;
+      if (!views.empty()) {
+        if (c.op != "matmul" && c.op != "batch_matmul") {
+          Decline(call, fmt::format("{} of a transposed or reshaped operand", c.op));
+        }
+        std::optional<std::pair<int, View>> a = view_of(c.args[0]), b = view_of(c.args[1]);
+        if (a && b) {
+          plan.data = a->first;
+          plan.data_view = a->second;
+          plan.weight = b->first;
+          plan.weight_view = b->second;
+        }
+      }
       if (plan.data < 0 || (c.args.size() > 1 && plan.weight < 0)) {
         Decline(call, "an operand is computed inside it");
       }

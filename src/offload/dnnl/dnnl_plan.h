@@ -2,6 +2,7 @@
 // the primitive from it). Private to src/offload/.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,9 +24,21 @@ inline graph::Attrs AttrsOf(const graph::Call& c) {
   return graph::CheckAttrs(*graph::FindOp(c.op), c.attrs);
 }
 
+// A composite argument read through transposes and reshapes: its elements at the strides of a
+// tensor of shape `dims`, as oneDNN's memory descriptors say it (no copy).
+struct View {
+  std::vector<int64_t> dims, strides;
+};
+
+/// `v` reshaped to `shape` (the same elements, row-major order), or nullopt where one stride per
+/// dimension cannot say it (a merge of dimensions that are not adjacent in memory).
+std::optional<View> Reshaped(const View& v, const std::vector<int64_t>& shape);
+
 struct Plan {
   const graph::Call* main = nullptr;      // conv / dense / matmul / pool / softmax, in the body
   int data = -1, weight = -1, bias = -1;  // composite argument indices
+  // A matrix product's operands read through transposes and reshapes in the body, before it.
+  std::optional<View> data_view, weight_view;
   std::vector<PostOp> post;
 };
 
