@@ -33,20 +33,12 @@ using dnnl_plan::Decline;
 using dnnl_plan::Plan;
 using dnnl_plan::PostOp;
 using dnnl_plan::ReadBody;
+using dnnl_plan::RowMajorStrides;
 using graph::Call;
 using graph::CallKind;
 using graph::Graph;
 using graph::ValueId;
 using graph::ValueKind;
-
-// Row-major strides of `shape`.
-memory::dims RowMajorStrides(const std::vector<int64_t>& shape) {
-  memory::dims strides(shape.size(), 1);
-  for (int i = static_cast<int>(shape.size()) - 2; i >= 0; --i) {
-    strides[i] = strides[i + 1] * shape[i + 1];
-  }
-  return strides;
-}
 
 // An activation [N, S1..Sk, C] as oneDNN's logical {N, C, S1..Sk}.
 memory::desc ChannelsLast(const std::vector<int64_t>& shape) {

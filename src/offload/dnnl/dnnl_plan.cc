@@ -62,14 +62,13 @@ ValueId GeluChain(const Graph& outer, const Call& call, const std::function<int(
   return half.output;
 }
 
-// Row-major strides of `shape`.
-std::vector<int64_t> RowMajor(const std::vector<int64_t>& shape) {
+}  // namespace
+
+std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& shape) {
   std::vector<int64_t> strides(shape.size(), 1);
   for (size_t i = shape.size(); i-- > 1;) strides[i - 1] = strides[i] * shape[i];
   return strides;
 }
-
-}  // namespace
 
 std::optional<View> Reshaped(const View& v, const std::vector<int64_t>& shape) {
   // The dimensions of more than one element; those of one may have any stride.
@@ -136,7 +135,7 @@ Plan ReadBody(const Graph& outer, const Call& call) {
     if (views.count(v)) return views.at(v);
     if (arg(v) < 0) return std::nullopt;
     const std::vector<int64_t>& shape = body.value(v).type.shape;
-    return std::make_pair(arg(v), View{shape, RowMajor(shape)});
+    return std::make_pair(arg(v), View{shape, RowMajorStrides(shape)});
   };
   const std::vector<Call>& calls = body.calls();
   for (size_t i = 0; i < calls.size(); ++i) {

@@ -30,6 +30,9 @@ struct View {
   std::vector<int64_t> dims, strides;
 };
 
+/// Row-major strides of `shape`, in elements.
+std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& shape);
+
 /// `v` reshaped to `shape` (the same elements, row-major order), or nullopt where one stride per
 /// dimension cannot say it (a merge of dimensions that are not adjacent in memory).
 std::optional<View> Reshaped(const View& v, const std::vector<int64_t>& shape);
