@@ -64,7 +64,7 @@ void MemoryDatabase::Insert(TuningRecord record, std::string key) {
   Group& group = groups_[{record.workload, record.target}];
   ++group.num_records;
   if (record.status == RecordStatus::kOk) group.ok.emplace(*record.median_secs, index);
-  record_keys_.insert(key);
+  record_keys_.emplace(key, index);
   records_.push_back({std::move(record), std::move(key)});
 }
 
@@ -92,6 +92,37 @@ size_t MemoryDatabase::CommitRecords(const std::vector<TuningRecord>& records) {
   PersistRecords(fresh);
   for (size_t i = 0; i < fresh.size(); ++i) Insert(fresh[i]->record, std::move(keys[i]));
   return fresh.size();
+}
+
+size_t MemoryDatabase::AddRunSecs(const std::vector<TuningRecord>& records) {
+  // Every record is checked and found before anything changes.
+  std::map<size_t, TuningRecord> updated;  // index into records_ -> its new version
+  for (size_t i = 0; i < records.size(); ++i) {
+    CheckedRecord c = CheckForAddRunSecs(records[i], i);
+    auto found = record_keys_.find(RecordKey(c.record, c.trace_hash));
+    if (found == record_keys_.end() || records_[found->second].record.status != RecordStatus::kOk) {
+      TT_USER_ERROR("{}: record {}: workload {} has no ok record of this trace on '{}'", Describe(),
+                    i, c.record.workload, c.record.target);
+    }
+    auto it = updated.try_emplace(found->second, records_[found->second].record).first;
+    AppendRunSecs(it->second, c.record.run_secs, i);
+  }
+  if (updated.empty()) return 0;
+  std::vector<const WorkloadEntry*> workloads;
+  for (const auto& [id, entry] : workloads_) workloads.push_back(&entry);
+  std::vector<const TuningRecord*> after;
+  for (size_t i = 0; i < records_.size(); ++i) {
+    auto it = updated.find(i);
+    after.push_back(it == updated.end() ? &records_[i].record : &it->second);
+  }
+  PersistRewrite(workloads, after);
+  for (auto& [index, record] : updated) {
+    Group& group = groups_[{record.workload, record.target}];
+    group.ok.erase({*records_[index].record.median_secs, index});
+    group.ok.emplace(*record.median_secs, index);
+    records_[index].record = std::move(record);
+  }
+  return updated.size();
 }
 
 bool MemoryDatabase::AddLoadedRecord(const TuningRecord& record) {

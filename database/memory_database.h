@@ -23,6 +23,7 @@ class MemoryDatabase : public Database {
   std::optional<WorkloadEntry> FindWorkload(const PrimFunc& func) override;
   std::vector<WorkloadEntry> Workloads() override;
   size_t CommitRecords(const std::vector<TuningRecord>& records) override;
+  size_t AddRunSecs(const std::vector<TuningRecord>& records) override;
   std::vector<TuningRecord> TopK(WorkloadId workload, std::string_view target, size_t k) override;
   std::vector<TuningRecord> RecordsOf(WorkloadId workload) override;
   void ForEachRecord(const std::function<void(const TuningRecord&)>& fn) override;
@@ -36,7 +37,7 @@ class MemoryDatabase : public Database {
   // to change, before the index changes: when it throws, the index stays as it was.
   virtual void PersistWorkload(const WorkloadEntry& entry) {}
   virtual void PersistRecords(const std::vector<const CheckedRecord*>& records) {}
-  /// After a prune: everything that is left, in order.
+  /// After a prune or an AddRunSecs: everything that is left, in order.
   virtual void PersistRewrite(const std::vector<const WorkloadEntry*>& workloads,
                               const std::vector<const TuningRecord*>& records) {}
 
@@ -70,7 +71,7 @@ class MemoryDatabase : public Database {
   std::unordered_multimap<std::string, WorkloadId> workloads_by_hash_;
   WorkloadId next_workload_id_ = 1;
   std::vector<StoredRecord> records_;
-  std::unordered_set<std::string> record_keys_;
+  std::unordered_map<std::string, size_t> record_keys_;  // key -> index into records_
   std::map<GroupKey, Group> groups_;
 };
 

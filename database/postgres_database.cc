@@ -162,6 +162,23 @@ class PostgresDatabase : public Database {
     }
   }
 
+  size_t AddRunSecs(const std::vector<TuningRecord>& records) override {
+    std::vector<CheckedRecord> checked;
+    checked.reserve(records.size());
+    for (size_t i = 0; i < records.size(); ++i) {
+      checked.push_back(CheckForAddRunSecs(records[i], i));
+    }
+    if (checked.empty()) return 0;
+    db_.EnsureConnected();
+    for (int attempt = 1;; ++attempt) {
+      try {
+        return UpdateRunSecs(checked);
+      } catch (const PostgresError& e) {
+        if (!e.retryable() || attempt == kMaxCommitAttempts) throw;
+      }
+    }
+  }
+
   std::vector<TuningRecord> TopK(WorkloadId workload, std::string_view target, size_t k) override {
     std::vector<TuningRecord> out;
     std::string canonical = CanonicalTarget(target);
@@ -469,6 +486,60 @@ class PostgresDatabase : public Database {
     }
     if (tx) tx->Commit();
     return added;
+  }
+
+  /// AddRunSecs in one transaction: each row is locked (FOR UPDATE) before its samples are read,
+  /// in key order as InsertRecords does, so that two writers neither lose samples nor deadlock.
+  size_t UpdateRunSecs(const std::vector<CheckedRecord>& checked) {
+    std::vector<size_t> order(checked.size());
+    std::iota(order.begin(), order.end(), size_t{0});
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      return std::tie(checked[a].record.workload, checked[a].record.target, checked[a].trace_hash) <
+             std::tie(checked[b].record.workload, checked[b].record.target, checked[b].trace_hash);
+    });
+    PgTransaction tx(db_);
+    std::map<int64_t, TuningRecord> updated;  // row id -> run_secs and median after
+    for (size_t i : order) {
+      const TuningRecord& r = checked[i].record;
+      std::optional<int64_t> target_id = FindTargetId(r.target);
+      std::optional<PgRows> rows;
+      if (target_id) {
+        rows.emplace(db_.QueryPrepared(
+            "lock_ok_record",
+            "SELECT id, run_secs FROM tuning_record WHERE workload_id = $1 AND target_id = $2 "
+            "AND trace_hash = $3 AND status = 'ok' FOR UPDATE",
+            PgParams()
+                .Add(int64_t{r.workload})
+                .Add(*target_id)
+                .Add(std::string_view(checked[i].trace_hash)),
+            "reading a record to add run times to"));
+      }
+      if (!rows || rows->size() == 0) {
+        TT_USER_ERROR("{}: record {}: workload {} has no ok record of this trace on '{}'",
+                      Describe(), i, r.workload, r.target);
+      }
+      int64_t id = rows->Int(0, 0);
+      auto it = updated.find(id);
+      if (it == updated.end()) {
+        std::string problem;
+        std::optional<std::vector<double>> stored = ParseRunSecsText(rows->Text(0, 1), &problem);
+        if (!stored) TT_USER_ERROR("{}: record {} (row {}): {}", Describe(), i, id, problem);
+        it = updated.emplace(id, TuningRecord()).first;
+        it->second.run_secs = std::move(*stored);
+      }
+      AppendRunSecs(it->second, r.run_secs, i);
+    }
+    for (const auto& [id, r] : updated) {
+      db_.QueryPrepared("update_run_secs",
+                        "UPDATE tuning_record SET run_secs = $2, median_secs = $3 WHERE id = $1",
+                        PgParams()
+                            .Add(int64_t{id})
+                            .Add(std::string_view(RunSecsText(r.run_secs)))
+                            .Add(r.median_secs),
+                        "adding run times to a record");
+    }
+    tx.Commit();
+    return updated.size();
   }
 
   WarningHandler warn_;

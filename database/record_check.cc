@@ -74,6 +74,23 @@ CheckedRecord CheckForCommit(const TuningRecord& record, size_t index) {
   return c;
 }
 
+CheckedRecord CheckForAddRunSecs(const TuningRecord& record, size_t index) {
+  TuningRecord r = record;
+  r.status = RecordStatus::kOk;
+  r.created_at = 0;
+  if (r.run_secs.empty()) TT_USER_ERROR("record {}: no run times to add", index);
+  return CheckForCommit(r, index);
+}
+
+void AppendRunSecs(TuningRecord& stored, const std::vector<double>& more, size_t index) {
+  if (stored.run_secs.size() + more.size() > kMaxRunSamples) {
+    TT_USER_ERROR("record {}: {} run samples would be more than {}", index,
+                  stored.run_secs.size() + more.size(), kMaxRunSamples);
+  }
+  stored.run_secs.insert(stored.run_secs.end(), more.begin(), more.end());
+  stored.median_secs = MedianOf(stored.run_secs);
+}
+
 std::optional<json> ParseTraceText(std::string_view text, std::string* problem) {
   std::string why;
   std::optional<json> j = TryParseJsonText(text, &why);

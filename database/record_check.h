@@ -22,6 +22,13 @@ struct CheckedRecord {
 /// Normalizes and checks record number `index` of a batch; UserError "record INDEX: PROBLEM".
 CheckedRecord CheckForCommit(const TuningRecord& record, size_t index);
 
+/// Record number `index` of an AddRunSecs batch, checked like a commit of an ok record: target
+/// canonicalized, a valid trace and at least one valid sample; UserError "record INDEX: PROBLEM".
+CheckedRecord CheckForAddRunSecs(const TuningRecord& record, size_t index);
+/// Appends `more` to `stored`'s samples and recomputes its median; UserError naming record
+/// `index` when the samples would be more than kMaxRunSamples.
+void AppendRunSecs(TuningRecord& stored, const std::vector<double>& more, size_t index);
+
 /// Why a (read back or about to be stored) record must not be used, or nullopt when it is fine:
 /// a trace that Trace::FromJson rejects, non-finite / negative / absurd numbers, an ok record
 /// without samples, or a median that does not match the samples.

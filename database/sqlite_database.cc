@@ -140,6 +140,11 @@ class SqliteDatabase : public Database {
         "FROM tuning_record r JOIN target t ON t.id = r.target_id "
         "GROUP BY r.workload_id, r.target_id ORDER BY r.workload_id, t.key");
     count_ = db_.Prepare("SELECT count(*) FROM tuning_record");
+    find_ok_record_ = db_.Prepare(
+        "SELECT id, run_secs FROM tuning_record WHERE workload_id = ?1 AND target_id = ?2 AND "
+        "trace_hash = ?3 AND status = 'ok'");
+    update_run_secs_ =
+        db_.Prepare("UPDATE tuning_record SET run_secs = ?2, median_secs = ?3 WHERE id = ?1");
   }
 
   std::string Describe() const override { return fmt::format("SQLite database '{}'", db_.path()); }
@@ -227,6 +232,51 @@ class SqliteDatabase : public Database {
     tx.Commit();
     target_ids_.insert(new_targets.begin(), new_targets.end());
     return added;
+  }
+
+  size_t AddRunSecs(const std::vector<TuningRecord>& records) override {
+    std::vector<CheckedRecord> checked;
+    checked.reserve(records.size());
+    for (size_t i = 0; i < records.size(); ++i) {
+      checked.push_back(CheckForAddRunSecs(records[i], i));
+    }
+    if (checked.empty()) return 0;
+    // Read and written inside one write transaction: another writer's samples are never lost.
+    SqliteWriteTransaction tx(db_);
+    std::map<int64_t, TuningRecord> updated;  // row id -> run_secs and median after
+    for (size_t i = 0; i < checked.size(); ++i) {
+      const TuningRecord& r = checked[i].record;
+      std::optional<int64_t> target_id = FindTargetId(r.target);
+      ResetOnExit reset(find_ok_record_);
+      if (!target_id || !find_ok_record_.Reset()
+                             .Bind(1, r.workload)
+                             .Bind(2, *target_id)
+                             .Bind(3, std::string_view(checked[i].trace_hash))
+                             .Step()) {
+        TT_USER_ERROR("{}: record {}: workload {} has no ok record of this trace on '{}'",
+                      Describe(), i, r.workload, r.target);
+      }
+      int64_t id = find_ok_record_.Int(0);
+      auto it = updated.find(id);
+      if (it == updated.end()) {
+        std::string problem;
+        std::optional<std::vector<double>> stored =
+            ParseRunSecsText(find_ok_record_.Text(1), &problem);
+        if (!stored) TT_USER_ERROR("{}: record {} (row {}): {}", Describe(), i, id, problem);
+        it = updated.emplace(id, TuningRecord()).first;
+        it->second.run_secs = std::move(*stored);
+      }
+      AppendRunSecs(it->second, r.run_secs, i);
+    }
+    for (const auto& [id, r] : updated) {
+      update_run_secs_.Reset()
+          .Bind(1, id)
+          .Bind(2, std::string_view(RunSecsText(r.run_secs)))
+          .Bind(3, r.median_secs)
+          .Run();
+    }
+    tx.Commit();
+    return updated.size();
   }
 
   std::vector<TuningRecord> TopK(WorkloadId workload, std::string_view target, size_t k) override {
@@ -424,7 +474,8 @@ class SqliteDatabase : public Database {
   WarningHandler warn_;
   SqliteConnection db_;
   SqliteStatement find_workloads_, all_workloads_, insert_workload_, has_workload_, find_target_,
-      insert_target_, insert_record_, top_k_, records_of_, all_records_, stats_, count_;
+      insert_target_, insert_record_, top_k_, records_of_, all_records_, stats_, count_,
+      find_ok_record_, update_run_secs_;
   ParsedWorkloads parsed_;
   std::unordered_set<WorkloadId> known_workloads_;
   std::unordered_set<int64_t> warned_records_;  // ids of unreadable rows already reported

@@ -214,6 +214,61 @@ TEST_P(Contract, CommittingTheSameRecordAgainIsIgnored) {
   }
 }
 
+TEST_P(Contract, AddedRunTimesJoinTheRecordAndItsMedianDecidesTheOrder) {
+  WorkloadId w = db_->CommitWorkload(Gemm()).id;
+  db_->CommitRecords({MakeRecord(w, kCpu, 1, {1.0, 1.0, 1.0}), MakeRecord(w, kCpu, 2, {1.5}),
+                      MakeRecord(w, kOtherCpu, 1, {0.5})});
+  // A re-measurement of record 1 that was lucky once: five slower samples, one of them in a
+  // second entry of the same batch.
+  TuningRecord more = MakeRecord(w, kCpu, 1, {2.0, 2.0, 2.0, 2.0});
+  more.device = "ignored";
+  EXPECT_EQ(db_->AddRunSecs({more, MakeRecord(w, kCpu, 1, {2.0})}), 1u);
+  auto check = [&] {
+    std::vector<TuningRecord> top = db_->TopK(w, kCpu, 5);
+    ASSERT_EQ(top.size(), 2u);
+    EXPECT_EQ(top[0].trace, TraceNumbered(2));
+    EXPECT_EQ(top[1].trace, TraceNumbered(1));
+    EXPECT_EQ(top[1].run_secs, (std::vector<double>{1.0, 1.0, 1.0, 2.0, 2.0, 2.0, 2.0, 2.0}));
+    EXPECT_EQ(top[1].median_secs, 2.0);
+    EXPECT_NE(top[1].device, "ignored");
+    // The same trace on another target is another record, unchanged.
+    EXPECT_EQ(db_->TopK(w, kOtherCpu, 5).at(0).run_secs, std::vector<double>{0.5});
+    EXPECT_EQ(db_->Size(), 3u);
+    for (const RecordGroupStats& g : db_->Stats()) {
+      EXPECT_EQ(g.best_median_secs, g.target == kCpu ? 1.5 : 0.5);
+    }
+  };
+  check();
+  if (GetParam().persistent) {
+    Reopen();
+    check();
+    EXPECT_TRUE(warnings_.messages.empty()) << warnings_.messages[0];
+  }
+}
+
+TEST_P(Contract, AddingRunTimesToNoOkRecordChangesNothing) {
+  WorkloadId w = db_->CommitWorkload(Gemm()).id;
+  db_->CommitRecords(
+      {MakeRecord(w, kCpu, 1, {1.0}), MakeRecord(w, kCpu, 2, {}, RecordStatus::kBuildError)});
+  auto expect_refused = [&](const std::vector<TuningRecord>& batch, const std::string& what) {
+    try {
+      db_->AddRunSecs(batch);
+      ADD_FAILURE() << "expected a UserError for " << what;
+    } catch (const UserError& e) {
+      EXPECT_NE(std::string(e.what()).find("record 1"), std::string::npos) << e.what();
+    }
+  };
+  TuningRecord good = MakeRecord(w, kCpu, 1, {3.0, 3.0});
+  expect_refused({good, MakeRecord(w, kCpu, 7, {1.0})}, "a trace never stored");
+  expect_refused({good, MakeRecord(w, kCpu, 2, {1.0})}, "a failed record");
+  expect_refused({good, MakeRecord(w, kOtherCpu, 1, {1.0})}, "a target never stored");
+  expect_refused({good, MakeRecord(w, kCpu, 1, {-1.0})}, "a negative time");
+  expect_refused({good, MakeRecord(w, kCpu, 1, {})}, "no samples");
+  if (GetParam().persistent) Reopen();
+  EXPECT_EQ(db_->TopK(w, kCpu, 1).at(0).run_secs, std::vector<double>{1.0});
+  EXPECT_EQ(db_->AddRunSecs({}), 0u);
+}
+
 TEST_P(Contract, TraceKeyOrderDoesNotMakeANewRecord) {
   WorkloadId w = db_->CommitWorkload(Gemm()).id;
   TuningRecord r = MakeRecord(w, kCpu, 1, {1.0});

@@ -132,6 +132,14 @@ class Database {
   /// workload, target and trace) are ignored. Returns how many were new.
   virtual size_t CommitRecords(const std::vector<TuningRecord>& records) = 0;
 
+  /// Adds the samples of a re-measurement: for each of `records` (workload, target, trace and
+  /// run_secs are read, the rest ignored), appends its run_secs to the stored ok record with the
+  /// same workload, target and trace, whose median follows; an equal record's samples become a
+  /// median over every measurement (the tuner re-times close finalists so that one lucky run does
+  /// not decide). All or none: UserError, nothing changed, when one is not stored as an ok record
+  /// or its samples are invalid. Returns how many were updated.
+  virtual size_t AddRunSecs(const std::vector<TuningRecord>& records) = 0;
+
   /// The `k` ok records of (workload, target) with the smallest median, ascending (ties: first
   /// committed first). Never returns failures or another target's records.
   virtual std::vector<TuningRecord> TopK(WorkloadId workload, std::string_view target,
