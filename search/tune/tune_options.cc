@@ -30,6 +30,10 @@ void CheckTuneOptions(const TuneOptions& o) {
     throw UserError(
         fmt::format("--timeout must be a positive number of seconds, got {}", o.runner.timeout_s));
   }
+  if (o.library_retimes < 0 || o.library_retimes > 100) {
+    throw UserError(
+        fmt::format("--library-retimes must be from 0 to 100, got {}", o.library_retimes));
+  }
   if (!(o.slow_cutoff_factor == 0 || o.slow_cutoff_factor > 1)) {
     throw UserError(
         fmt::format("the slow-candidate cutoff factor must be 0 (off) or above 1, got {}",

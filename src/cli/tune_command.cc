@@ -270,6 +270,10 @@ void AddTuneCommand(CLI::App& app, const GlobalOptions& global) {
                   "function or --workload it can run), never, or always (the functions a library "
                   "runs, as compile --offload always will, are not tuned)")
       ->capture_default_str();
+  cmd->add_option("--library-retimes", opts->options.library_retimes,
+                  "where a library's kernel and the best tuned ones are within 25%, measure "
+                  "each again N times, in turns, before the faster is kept (0: not)")
+      ->capture_default_str();
   cmd->add_option("--cost-model-file", opts->cost_model_file,
                   "load the cost model from, and save it to, FILE");
   cmd->callback([opts, &global] { RunTune(*opts, global); });

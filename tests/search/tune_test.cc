@@ -215,6 +215,69 @@ TEST_F(TuneTest, TheLibrarysKernelIsMeasuredOnceAsARecordOfItsOwn) {
   EXPECT_EQ(db->Size(), 16u);
 }
 
+// The library's record and a tuned one that come close (here: stored with equal times) are
+// measured again, in turns, once the budget is spent; their samples join their records, and the
+// task's best is the best record after them.
+TEST_F(TuneTest, CloseLibraryAndTunedRecordsAreMeasuredAgainAndTheirSamplesJoinThem) {
+  TuneTask task = ConvComposite();
+  auto offloads = [&](const TuningRecord& r) {
+    std::optional<Schedule> sch = ReplayRecord(task.func, r.trace);
+    return sch && !OffloadedComposite(sch->func()).empty();
+  };
+  nlohmann::json library_trace, tuned_trace;
+  std::string target;
+  {
+    std::unique_ptr<Database> first = OpenDatabase((dir_ / "first.db").string());
+    TuneOptions o = SmallOptions(8);
+    o.library_retimes = 0;
+    TuneResult r = Tune({task}, *first, o);
+    target = first->RecordsOf(r.tasks[0].workload).at(0).target;
+    for (const TuningRecord& rec : first->TopK(r.tasks[0].workload, target, 100)) {
+      nlohmann::json& trace = offloads(rec) ? library_trace : tuned_trace;
+      if (trace.is_null()) trace = rec.trace;  // the best tuned one
+    }
+  }
+  ASSERT_FALSE(library_trace.is_null());
+  ASSERT_FALSE(tuned_trace.is_null());
+  // A database where both were measured at 1 ms: a tie that one more run would decide.
+  std::unique_ptr<Database> db = OpenDatabase((dir_ / "t.db").string());
+  WorkloadId w = db->CommitWorkload(task.func).id;
+  std::vector<TuningRecord> stored(2);
+  for (int i = 0; i < 2; ++i) {
+    stored[i].workload = w;
+    stored[i].target = target;
+    stored[i].trace = i == 0 ? library_trace : tuned_trace;
+    stored[i].run_secs = {1e-3};
+  }
+  db->CommitRecords(stored);
+  TuneOptions o = SmallOptions(10);
+  o.resume = true;
+  o.library_retimes = 2;
+  std::string lines;
+  o.log = [&](const std::string& l) { lines += l + "\n"; };
+  TuneResult r = Tune({task}, *db, o);
+  EXPECT_NE(lines.find("dnnl.conv2d and 1 tuned kernel(s) within 25%: each measured 2 more"),
+            std::string::npos)
+      << lines;
+  EXPECT_NE(lines.find("medians over every measurement"), std::string::npos) << lines;
+  int found = 0;
+  for (const TuningRecord& rec : db->RecordsOf(w)) {
+    if (rec.trace != library_trace && rec.trace != tuned_trace) continue;
+    ++found;
+    SCOPED_TRACE(offloads(rec) ? "library" : "tuned");
+    EXPECT_EQ(rec.status, RecordStatus::kOk);
+    // The stored 1 ms and 2 rounds of 2 samples each: the median is a measured one.
+    ASSERT_EQ(rec.run_secs.size(), 5u);
+    EXPECT_EQ(rec.run_secs[0], 1e-3);
+    EXPECT_LT(*rec.median_secs, 1e-3);
+  }
+  EXPECT_EQ(found, 2);
+  std::vector<TuningRecord> best = db->TopK(w, target, 1);
+  ASSERT_EQ(best.size(), 1u);
+  EXPECT_EQ(r.tasks[0].best_seconds, best[0].median_secs);
+  EXPECT_EQ(r.tasks[0].best_trace, best[0].trace);
+}
+
 // The GELU's constants are measured with their values (the composite states them): oneDNN's
 // kernel, which computes the GELU itself, is verified ok against the reference.
 TEST_F(TuneTest, ALibraryKernelThatDependsOnConstantsIsMeasuredWithTheirValues) {
