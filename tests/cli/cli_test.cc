@@ -213,11 +213,12 @@ TEST_F(Cli, ADeeplyNestedTraceIsRefusedInAFileAndSkippedInADatabase) {
 // log): a typo must not leave files behind.
 TEST_F(Cli, TuneOptionsOutOfRangeAreRefusedBeforeTheDatabaseIsCreated) {
   std::string db = (dir_ / "new.db").string();
-  for (const auto& [args, message] :
-       std::vector<std::pair<std::string, std::string>>{
+  for (const auto& [args, message] : std::vector<std::pair<std::string, std::string>>{
            {"--trials -5", "--trials must be positive, got -5"},
            {"--trials 4 --timeout 0", "--timeout must be a positive number of seconds"},
-           {"--trials 4 --strategy magic", "unknown strategy 'magic'"}}) {
+           {"--trials 4 --strategy magic", "unknown strategy 'magic'"},
+           {"--trials 4 --library-retimes -1",
+            "--library-retimes must be from 0 to 100, got -1"}}) {
     Result r = Run("tune --workload gemm:8,8,8 " + args + " --db " + db);
     EXPECT_EQ(r.exit_code, 1) << args;
     EXPECT_NE(r.err.find(message), std::string::npos) << args << ": " << r.err;
