@@ -1,11 +1,42 @@
-// The stored records the tuning loop reads (stored_records.h), and ReplayRecord.
+// The records the tuning loop stores and reads (stored_records.h), and ReplayRecord.
 #include "stored_records.h"
+
+#include <fmt/core.h>
 
 #include <algorithm>
 #include <optional>
 
 namespace tirtune {
 namespace tune_detail {
+
+RecordStatus ToRecordStatus(MeasureStatus status) {
+  switch (status) {
+    case MeasureStatus::kOk:
+      return RecordStatus::kOk;
+    case MeasureStatus::kBuildError:
+      return RecordStatus::kBuildError;
+    case MeasureStatus::kRuntimeError:
+      return RecordStatus::kRuntimeError;
+    case MeasureStatus::kTimeout:
+      return RecordStatus::kTimeout;
+    case MeasureStatus::kWrongResult:
+      return RecordStatus::kWrongResult;
+    case MeasureStatus::kRunnerLost:
+      return RecordStatus::kRunnerLost;
+    case MeasureStatus::kDeviceLost:
+      return RecordStatus::kDeviceLost;
+  }
+  return RecordStatus::kRunnerLost;
+}
+
+std::string ErrorText(const MeasureResult& r) {
+  std::string text = r.message;
+  if (r.status == MeasureStatus::kWrongResult) {
+    text += fmt::format(" (max abs error {:.3g}, max rel error {:.3g})", r.max_abs_error,
+                        r.max_rel_error);
+  }
+  return text;
+}
 
 void ReplayedRecords::Add(Schedule sch, const TuningRecord& r, const std::string& group) {
   schedules.push_back(std::move(sch));

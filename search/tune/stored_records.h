@@ -1,5 +1,6 @@
-// The stored records the tuning loop reads (tune.cc): which ones train the cost model, and the
-// other workloads' records replayed as the model's prior.
+// The records the tuning loop stores and reads (tune.cc): a measurement's status and message as
+// stored, which records train the cost model, and the other workloads' records replayed as the
+// model's prior.
 #pragma once
 
 #include <limits>
@@ -20,6 +21,11 @@ struct ReplayedRecords {
 
   void Add(Schedule sch, const TuningRecord& r, const std::string& group);
 };
+
+/// The stored status of a measurement.
+RecordStatus ToRecordStatus(MeasureStatus status);
+/// What went wrong, as stored with a failed record (a wrong result's errors included).
+std::string ErrorText(const MeasureResult& r);
 
 /// Whether a result says something about speed: a build error, a lost worker or a lost device
 /// does not.

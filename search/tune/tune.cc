@@ -15,10 +15,11 @@
 #include <optional>
 #include <unordered_set>
 
-#include "tirtune/ir/flop_count.h"
-#include "tirtune/search/default_schedule.h"
-#include "tirtune/schedule/json_text.h"
+#include "retime_finalists.h"
 #include "stored_records.h"
+#include "tirtune/ir/flop_count.h"
+#include "tirtune/schedule/json_text.h"
+#include "tirtune/search/default_schedule.h"
 #include "tirtune/search/task_scheduler.h"
 #include "tirtune/support/error.h"
 #include "tirtune/support/version.h"
@@ -27,8 +28,11 @@ namespace tirtune {
 namespace {
 
 using tune_detail::AddOtherWorkloads;
+using tune_detail::ErrorText;
 using tune_detail::Offloads;
 using tune_detail::ReplayedRecords;
+using tune_detail::RetimeFinalists;
+using tune_detail::ToRecordStatus;
 using tune_detail::TrainsTheModel;
 using tune_detail::TransferredSchedules;
 using Clock = std::chrono::steady_clock;
@@ -62,36 +66,6 @@ XGBoostConfig XGBoostWithStop(const TuneOptions& o) {
 std::string BestText(const TuneProgress& p) {
   if (!p.best_seconds) return "none";
   return fmt::format("{:.4f} ms ({:.1f} GFLOP/s)", *p.best_seconds * 1e3, p.best_gflops);
-}
-
-RecordStatus ToRecordStatus(MeasureStatus status) {
-  switch (status) {
-    case MeasureStatus::kOk:
-      return RecordStatus::kOk;
-    case MeasureStatus::kBuildError:
-      return RecordStatus::kBuildError;
-    case MeasureStatus::kRuntimeError:
-      return RecordStatus::kRuntimeError;
-    case MeasureStatus::kTimeout:
-      return RecordStatus::kTimeout;
-    case MeasureStatus::kWrongResult:
-      return RecordStatus::kWrongResult;
-    case MeasureStatus::kRunnerLost:
-      return RecordStatus::kRunnerLost;
-    case MeasureStatus::kDeviceLost:
-      return RecordStatus::kDeviceLost;
-  }
-  return RecordStatus::kRunnerLost;
-}
-
-// What went wrong, as stored with a failed record.
-std::string ErrorText(const MeasureResult& r) {
-  std::string text = r.message;
-  if (r.status == MeasureStatus::kWrongResult) {
-    text += fmt::format(" (max abs error {:.3g}, max rel error {:.3g})", r.max_abs_error,
-                        r.max_rel_error);
-  }
-  return text;
 }
 
 struct TaskState {
@@ -504,91 +478,6 @@ void Learn(TuneRun& run, TaskState& s, const Batch& batch) {
   run.out.search_seconds += SecondsSince(learn_start);
 }
 
-// Step 7. Where a library's kernel and tuned ones come close, one measurement each does not
-// decide between them (a memory-bound kernel's time moves by 5-10% from one run to the next): the
-// finalists, the library's record and up to kTunedFinalists tuned ones within kFinalistRange of
-// it, are measured options.library_retimes times each, in turns (round k starts with finalist k),
-// and every sample joins its record (Database::AddRunSecs), whose median then decides what
-// `compile` runs. A finalist that fails now is reported and gets no samples.
-constexpr double kFinalistRange = 1.25;
-constexpr size_t kTunedFinalists = 2;
-
-void RetimeFinalists(TuneRun& run, TaskState& s) {
-  const int rounds = run.options.library_retimes;
-  if (rounds == 0 || s.library.empty() || s.result.trials == 0) return;
-  std::vector<TuningRecord> top = run.db.TopK(s.result.workload, run.target, 64);
-  auto library = std::find_if(top.begin(), top.end(), Offloads);
-  if (library == top.end()) return;
-  const double library_secs = *library->median_secs;
-  std::vector<const TuningRecord*> finalists = {&*library};
-  for (const TuningRecord& r : top) {
-    if (Offloads(r) || finalists.size() > kTunedFinalists) continue;
-    if (*r.median_secs >= library_secs / kFinalistRange &&
-        *r.median_secs <= library_secs * kFinalistRange) {
-      finalists.push_back(&r);
-    }
-  }
-  if (finalists.size() < 2) return;
-  const size_t n = finalists.size();
-  std::vector<PrimFunc> schedules;
-  std::vector<std::string> names;
-  for (const TuningRecord* r : finalists) {
-    std::optional<Schedule> sch = ReplayRecord(s.func, r->trace);
-    if (!sch) return;  // stored by another version and no longer replayed: nothing to compare
-    schedules.push_back(sch->func());
-    names.push_back(Offloads(*r) ? s.composite : fmt::format("tuned #{}", names.size()));
-  }
-  run.Log(
-      fmt::format("task '{}': {} and {} tuned kernel(s) within {:.0f}%: each measured {} more "
-                  "time(s), in turns",
-                  s.result.name, s.composite, n - 1, (kFinalistRange - 1) * 100, rounds));
-  std::vector<PrimFunc> funcs;
-  std::vector<size_t> finalist_of;
-  for (int round = 0; round < rounds; ++round) {
-    for (size_t j = 0; j < n; ++j) {
-      finalist_of.push_back((round + j) % n);
-      funcs.push_back(schedules[finalist_of.back()]);
-    }
-  }
-  std::vector<MeasureResult> results = run.measurer.Measure(s.measure, funcs);
-  run.out.build_seconds += run.measurer.last_times().build;
-  run.out.run_seconds += run.measurer.last_times().run;
-  std::vector<std::vector<double>> samples(n);
-  std::vector<std::string> failures(n);
-  for (size_t i = 0; i < results.size(); ++i) {
-    std::vector<double>& to = samples[finalist_of[i]];
-    if (results[i].ok()) to.insert(to.end(), results[i].seconds.begin(), results[i].seconds.end());
-    if (!results[i].ok() && failures[finalist_of[i]].empty()) {
-      failures[finalist_of[i]] = fmt::format(
-          "{}: {}", RecordStatusName(ToRecordStatus(results[i].status)), ErrorText(results[i]));
-    }
-  }
-  std::vector<TuningRecord> more;
-  std::string changes;
-  for (size_t j = 0; j < n; ++j) {
-    if (!failures[j].empty()) {
-      run.Log(
-          fmt::format("task '{}': {} failed when measured again, and keeps its one "
-                      "measurement: {}",
-                      s.result.name, names[j], failures[j]));
-      continue;
-    }
-    more.push_back(*finalists[j]);
-    more.back().run_secs = samples[j];
-    std::vector<double> all = finalists[j]->run_secs;
-    all.insert(all.end(), samples[j].begin(), samples[j].end());
-    changes += fmt::format("{}{} {:.4f} -> {:.4f} ms", changes.empty() ? "" : ", ", names[j],
-                           *finalists[j]->median_secs * 1e3, MedianOf(all).value_or(0) * 1e3);
-  }
-  run.db.AddRunSecs(more);
-  std::vector<TuningRecord> best = run.db.TopK(s.result.workload, run.target, 1);
-  if (best.empty()) return;
-  s.result.best_seconds = best[0].median_secs;
-  s.result.best_trace = best[0].trace;
-  run.Log(fmt::format("task '{}': medians over every measurement: {}; best: {}", s.result.name,
-                      changes, Offloads(best[0]) ? s.composite : "a tuned kernel"));
-}
-
 }  // namespace
 
 TuneResult Tune(const std::vector<TuneTask>& tasks, Database& db, const TuneOptions& options) {
@@ -670,9 +559,18 @@ TuneResult Tune(const std::vector<TuneTask>& tasks, Database& db, const TuneOpti
     if (options.on_progress) options.on_progress(p);
   }
 
+  // Step 7 (retime_finalists.h): where a library's kernel and tuned ones came close.
   for (TaskState& s : states) {
     if (run.out.interrupted || Stopping(options)) break;
-    RetimeFinalists(run, s);
+    if (s.library.empty() || s.result.trials == 0) continue;
+    std::optional<TuningRecord> best =
+        RetimeFinalists({s.result.name, s.func, s.measure, s.result.workload, s.composite},
+                        options.library_retimes, run.target, run.db, run.measurer, run.options.log);
+    if (!best) continue;
+    s.result.best_seconds = best->median_secs;
+    s.result.best_trace = best->trace;
+    run.out.build_seconds += run.measurer.last_times().build;
+    run.out.run_seconds += run.measurer.last_times().run;
   }
 
   // Wrap up.

@@ -260,14 +260,19 @@ TEST_F(TuneTest, CloseLibraryAndTunedRecordsAreMeasuredAgainAndTheirSamplesJoinT
             std::string::npos)
       << lines;
   EXPECT_NE(lines.find("medians over every measurement"), std::string::npos) << lines;
+  EXPECT_NE(lines.find("best: "), std::string::npos) << lines;
   int found = 0;
   for (const TuningRecord& rec : db->RecordsOf(w)) {
     if (rec.trace != library_trace && rec.trace != tuned_trace) continue;
     ++found;
     SCOPED_TRACE(offloads(rec) ? "library" : "tuned");
     EXPECT_EQ(rec.status, RecordStatus::kOk);
-    // The stored 1 ms and 2 rounds of 2 samples each: the median is a measured one.
-    ASSERT_EQ(rec.run_secs.size(), 5u);
+    // The stored 1 ms and 2 rounds of 2 samples each (the library's again when a tuned record
+    // measured once led afterwards): the median is a measured one.
+    ASSERT_GE(rec.run_secs.size(), 5u);
+    if (!offloads(rec)) {
+      EXPECT_EQ(rec.run_secs.size(), 5u);
+    }
     EXPECT_EQ(rec.run_secs[0], 1e-3);
     EXPECT_LT(*rec.median_secs, 1e-3);
   }

@@ -1,0 +1,127 @@
+// RetimeFinalists (retime_finalists.h).
+#include "retime_finalists.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <set>
+#include <vector>
+
+#include "stored_records.h"
+#include "tirtune/search/tune.h"
+
+namespace tirtune::tune_detail {
+namespace {
+
+constexpr double kFinalistRange = 1.25;
+constexpr size_t kTunedFinalists = 2;
+constexpr int kMaxRetimes = 3;
+
+// One round of RetimeFinalists: the library's record and up to kTunedFinalists tuned records
+// within kFinalistRange of it that `retimed` does not hold yet (the first time, the library's
+// alone when none is), measured `rounds` times each, in turns; their samples joined to their
+// records, their traces added to `retimed`. False when there was nothing to measure.
+bool RetimeOnce(const RetimeTask& task, int rounds, const std::string& target, Database& db,
+                Measurer& measurer, const std::function<void(const std::string&)>& say,
+                std::set<std::string>& retimed) {
+  std::vector<TuningRecord> top = db.TopK(task.workload, target, 64);
+  auto library = std::find_if(top.begin(), top.end(), Offloads);
+  if (library == top.end()) return false;
+  const double library_secs = *library->median_secs;
+  std::vector<const TuningRecord*> finalists = {&*library};
+  for (const TuningRecord& r : top) {
+    if (Offloads(r) || finalists.size() > kTunedFinalists || retimed.count(r.trace.dump())) {
+      continue;
+    }
+    if (*r.median_secs >= library_secs / kFinalistRange &&
+        *r.median_secs <= library_secs * kFinalistRange) {
+      finalists.push_back(&r);
+    }
+  }
+  // The library's record alone, measured once: it may have been unlucky by far more than 25%
+  // (a first batch's run at 4x its time was seen), so it is measured again even then.
+  if (finalists.size() < 2 && retimed.count(library->trace.dump())) return false;
+  const size_t n = finalists.size();
+  std::vector<PrimFunc> schedules;
+  std::vector<std::string> names;
+  for (const TuningRecord* r : finalists) {
+    std::optional<Schedule> sch = ReplayRecord(task.func, r->trace);
+    if (!sch) return false;  // stored by another version, no longer replayed
+    schedules.push_back(sch->func());
+    names.push_back(Offloads(*r) ? task.composite
+                                 : fmt::format("tuned {:.4f} ms", *r->median_secs * 1e3));
+  }
+  say(n == 1
+          ? fmt::format("task '{}': {} measured {} more time(s)", task.name, task.composite, rounds)
+          : fmt::format("task '{}': {} and {} tuned kernel(s) within {:.0f}%: each measured {} "
+                        "more time(s), in turns",
+                        task.name, task.composite, n - 1, (kFinalistRange - 1) * 100, rounds));
+  std::vector<PrimFunc> funcs;
+  std::vector<size_t> finalist_of;
+  for (int round = 0; round < rounds; ++round) {
+    for (size_t j = 0; j < n; ++j) {
+      finalist_of.push_back((round + j) % n);
+      funcs.push_back(schedules[finalist_of.back()]);
+    }
+  }
+  std::vector<MeasureResult> results = measurer.Measure(task.measure, funcs);
+  std::vector<std::vector<double>> samples(n);
+  std::vector<std::string> failures(n);
+  for (size_t i = 0; i < results.size(); ++i) {
+    std::vector<double>& to = samples[finalist_of[i]];
+    if (results[i].ok()) to.insert(to.end(), results[i].seconds.begin(), results[i].seconds.end());
+    if (!results[i].ok() && failures[finalist_of[i]].empty()) {
+      failures[finalist_of[i]] = fmt::format(
+          "{}: {}", RecordStatusName(ToRecordStatus(results[i].status)), ErrorText(results[i]));
+    }
+  }
+  std::vector<TuningRecord> more;
+  std::string changes;
+  for (size_t j = 0; j < n; ++j) {
+    retimed.insert(finalists[j]->trace.dump());
+    if (!failures[j].empty()) {
+      say(fmt::format("task '{}': {} failed when measured again and gets no samples from it: {}",
+                      task.name, names[j], failures[j]));
+      continue;
+    }
+    more.push_back(*finalists[j]);
+    more.back().run_secs = samples[j];
+    std::vector<double> all = finalists[j]->run_secs;
+    all.insert(all.end(), samples[j].begin(), samples[j].end());
+    changes += fmt::format("{}{} -> {:.4f} ms", changes.empty() ? "" : ", ", names[j],
+                           MedianOf(all).value_or(0) * 1e3);
+  }
+  db.AddRunSecs(more);
+  say(fmt::format("task '{}': medians over every measurement: {}", task.name, changes));
+  return true;
+}
+
+}  // namespace
+
+std::optional<TuningRecord> RetimeFinalists(const RetimeTask& task, int rounds,
+                                            const std::string& target, Database& db,
+                                            Measurer& measurer,
+                                            const std::function<void(const std::string&)>& log) {
+  auto say = [&](const std::string& line) {
+    if (log) log(line);
+  };
+  if (rounds == 0) return std::nullopt;
+  // Measured once, the best of many candidates is the luckiest of them: once the finalists have
+  // more samples, another record measured once may lead. It is measured again too, until the
+  // leader is one measured again (or kMaxRetimes rounds).
+  std::set<std::string> retimed;
+  for (int i = 0; i < kMaxRetimes; ++i) {
+    if (!RetimeOnce(task, rounds, target, db, measurer, say, retimed)) break;
+    std::vector<TuningRecord> best = db.TopK(task.workload, target, 1);
+    if (!best.empty() && retimed.count(best[0].trace.dump())) break;
+  }
+  if (retimed.empty()) return std::nullopt;
+  std::vector<TuningRecord> best = db.TopK(task.workload, target, 1);
+  if (best.empty()) return std::nullopt;
+  say(fmt::format("task '{}': best: {} ({:.4f} ms)", task.name,
+                  Offloads(best[0]) ? task.composite : "a tuned kernel",
+                  *best[0].median_secs * 1e3));
+  return best[0];
+}
+
+}  // namespace tirtune::tune_detail
