@@ -15,7 +15,7 @@ namespace {
 
 constexpr double kFinalistRange = 1.25;
 constexpr size_t kTunedFinalists = 2;
-constexpr int kMaxRetimes = 3;
+constexpr int kMaxRetimes = 5;
 
 // One round of RetimeFinalists: the library's record and up to kTunedFinalists tuned records
 // within kFinalistRange of it that `retimed` does not hold yet (the first time, the library's

@@ -29,7 +29,7 @@ struct RetimeTask {
 /// by far more than 25% to one unlucky run). Measured once, the best of many candidates is also
 /// the luckiest, so when a record
 /// measured once leads afterwards, it and the next close ones are measured the same way (with the
-/// library's again), up to three times. A finalist that fails now is logged and gets no samples.
+/// library's again), up to five times. A finalist that fails now is logged and gets no samples.
 /// Returns the task's best record afterwards, or nullopt when nothing was measured (no library
 /// record, none close, rounds 0).
 std::optional<TuningRecord> RetimeFinalists(const RetimeTask& task, int rounds,
