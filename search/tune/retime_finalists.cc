@@ -3,7 +3,7 @@
 
 #include <fmt/core.h>
 
-#include <algorithm>
+#include <optional>
 #include <set>
 #include <vector>
 
@@ -24,10 +24,15 @@ constexpr int kMaxRetimes = 5;
 bool RetimeOnce(const RetimeTask& task, int rounds, const std::string& target, Database& db,
                 Measurer& measurer, const std::function<void(const std::string&)>& say,
                 std::set<std::string>& retimed) {
-  std::vector<TuningRecord> top = db.TopK(task.workload, target, 64);
-  auto library = std::find_if(top.begin(), top.end(), Offloads);
-  if (library == top.end()) return false;
+  // The library's best ok record, however far down it ranks; the tuned ones near it.
+  std::optional<TuningRecord> library;
+  for (TuningRecord& r : db.RecordsOf(task.workload)) {
+    if (r.target != target || r.status != RecordStatus::kOk || !Offloads(r)) continue;
+    if (!library || *r.median_secs < *library->median_secs) library = std::move(r);
+  }
+  if (!library) return false;
   const double library_secs = *library->median_secs;
+  std::vector<TuningRecord> top = db.TopK(task.workload, target, 64);
   std::vector<const TuningRecord*> finalists = {&*library};
   for (const TuningRecord& r : top) {
     if (Offloads(r) || finalists.size() > kTunedFinalists || retimed.count(r.trace.dump())) {
