@@ -97,8 +97,9 @@ size_t MemoryDatabase::CommitRecords(const std::vector<TuningRecord>& records) {
 size_t MemoryDatabase::AddRunSecs(const std::vector<TuningRecord>& records) {
   // Every record is checked and found before anything changes.
   std::map<size_t, TuningRecord> updated;  // index into records_ -> its new version
-  for (size_t i = 0; i < records.size(); ++i) {
-    CheckedRecord c = CheckForAddRunSecs(records[i], i);
+  std::vector<CheckedRecord> checked = CheckForAddRunSecs(records);
+  for (size_t i = 0; i < checked.size(); ++i) {
+    const CheckedRecord& c = checked[i];
     auto found = record_keys_.find(RecordKey(c.record, c.trace_hash));
     if (found == record_keys_.end() || records_[found->second].record.status != RecordStatus::kOk) {
       TT_USER_ERROR("{}: record {}: workload {} has no ok record of this trace on '{}'", Describe(),

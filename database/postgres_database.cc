@@ -163,11 +163,7 @@ class PostgresDatabase : public Database {
   }
 
   size_t AddRunSecs(const std::vector<TuningRecord>& records) override {
-    std::vector<CheckedRecord> checked;
-    checked.reserve(records.size());
-    for (size_t i = 0; i < records.size(); ++i) {
-      checked.push_back(CheckForAddRunSecs(records[i], i));
-    }
+    std::vector<CheckedRecord> checked = CheckForAddRunSecs(records);
     if (checked.empty()) return 0;
     db_.EnsureConnected();
     for (int attempt = 1;; ++attempt) {

@@ -74,12 +74,17 @@ CheckedRecord CheckForCommit(const TuningRecord& record, size_t index) {
   return c;
 }
 
-CheckedRecord CheckForAddRunSecs(const TuningRecord& record, size_t index) {
-  TuningRecord r = record;
-  r.status = RecordStatus::kOk;
-  r.created_at = 0;
-  if (r.run_secs.empty()) TT_USER_ERROR("record {}: no run times to add", index);
-  return CheckForCommit(r, index);
+std::vector<CheckedRecord> CheckForAddRunSecs(const std::vector<TuningRecord>& records) {
+  std::vector<CheckedRecord> checked;
+  checked.reserve(records.size());
+  for (size_t i = 0; i < records.size(); ++i) {
+    TuningRecord r = records[i];
+    r.status = RecordStatus::kOk;
+    r.created_at = 0;
+    if (r.run_secs.empty()) TT_USER_ERROR("record {}: no run times to add", i);
+    checked.push_back(CheckForCommit(r, i));
+  }
+  return checked;
 }
 
 void AppendRunSecs(TuningRecord& stored, const std::vector<double>& more, size_t index) {

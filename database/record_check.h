@@ -22,9 +22,9 @@ struct CheckedRecord {
 /// Normalizes and checks record number `index` of a batch; UserError "record INDEX: PROBLEM".
 CheckedRecord CheckForCommit(const TuningRecord& record, size_t index);
 
-/// Record number `index` of an AddRunSecs batch, checked like a commit of an ok record: target
+/// The records of an AddRunSecs batch, each checked like a commit of an ok record: target
 /// canonicalized, a valid trace and at least one valid sample; UserError "record INDEX: PROBLEM".
-CheckedRecord CheckForAddRunSecs(const TuningRecord& record, size_t index);
+std::vector<CheckedRecord> CheckForAddRunSecs(const std::vector<TuningRecord>& records);
 /// Appends `more` to `stored`'s samples and recomputes its median; UserError naming record
 /// `index` when the samples would be more than kMaxRunSamples.
 void AppendRunSecs(TuningRecord& stored, const std::vector<double>& more, size_t index);

@@ -235,11 +235,7 @@ class SqliteDatabase : public Database {
   }
 
   size_t AddRunSecs(const std::vector<TuningRecord>& records) override {
-    std::vector<CheckedRecord> checked;
-    checked.reserve(records.size());
-    for (size_t i = 0; i < records.size(); ++i) {
-      checked.push_back(CheckForAddRunSecs(records[i], i));
-    }
+    std::vector<CheckedRecord> checked = CheckForAddRunSecs(records);
     if (checked.empty()) return 0;
     // Read and written inside one write transaction: another writer's samples are never lost.
     SqliteWriteTransaction tx(db_);
