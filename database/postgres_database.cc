@@ -514,16 +514,7 @@ class PostgresDatabase : public Database {
         TT_USER_ERROR("{}: record {}: workload {} has no ok record of this trace on '{}'",
                       Describe(), i, r.workload, r.target);
       }
-      int64_t id = rows->Int(0, 0);
-      auto it = updated.find(id);
-      if (it == updated.end()) {
-        std::string problem;
-        std::optional<std::vector<double>> stored = ParseRunSecsText(rows->Text(0, 1), &problem);
-        if (!stored) TT_USER_ERROR("{}: record {} (row {}): {}", Describe(), i, id, problem);
-        it = updated.emplace(id, TuningRecord()).first;
-        it->second.run_secs = std::move(*stored);
-      }
-      AppendRunSecs(it->second, r.run_secs, i);
+      AddToRow(updated, rows->Int(0, 0), rows->Text(0, 1), r.run_secs, i, Describe());
     }
     for (const auto& [id, r] : updated) {
       db_.QueryPrepared("update_run_secs",

@@ -96,6 +96,19 @@ void AppendRunSecs(TuningRecord& stored, const std::vector<double>& more, size_t
   stored.median_secs = MedianOf(stored.run_secs);
 }
 
+void AddToRow(std::map<int64_t, TuningRecord>& updated, int64_t id, std::string_view stored_text,
+              const std::vector<double>& more, size_t index, const std::string& where) {
+  auto it = updated.find(id);
+  if (it == updated.end()) {
+    std::string problem;
+    std::optional<std::vector<double>> stored = ParseRunSecsText(stored_text, &problem);
+    if (!stored) TT_USER_ERROR("{}: record {} (row {}): {}", where, index, id, problem);
+    it = updated.emplace(id, TuningRecord()).first;
+    it->second.run_secs = std::move(*stored);
+  }
+  AppendRunSecs(it->second, more, index);
+}
+
 std::optional<json> ParseTraceText(std::string_view text, std::string* problem) {
   std::string why;
   std::optional<json> j = TryParseJsonText(text, &why);

@@ -3,6 +3,7 @@
 // another program, an older version, or a hostile hand.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -25,6 +26,11 @@ CheckedRecord CheckForCommit(const TuningRecord& record, size_t index);
 /// The records of an AddRunSecs batch, each checked like a commit of an ok record: target
 /// canonicalized, a valid trace and at least one valid sample; UserError "record INDEX: PROBLEM".
 std::vector<CheckedRecord> CheckForAddRunSecs(const std::vector<TuningRecord>& records);
+/// AddRunSecs's pending update of stored row `id`: its stored samples (`stored_text`, read the
+/// first time the row comes up) with `more` appended; UserError naming `where`, record `index`
+/// and the row when the stored text is not samples.
+void AddToRow(std::map<int64_t, TuningRecord>& updated, int64_t id, std::string_view stored_text,
+              const std::vector<double>& more, size_t index, const std::string& where);
 /// Appends `more` to `stored`'s samples and recomputes its median; UserError naming record
 /// `index` when the samples would be more than kMaxRunSamples.
 void AppendRunSecs(TuningRecord& stored, const std::vector<double>& more, size_t index);

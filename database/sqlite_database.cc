@@ -252,17 +252,7 @@ class SqliteDatabase : public Database {
         TT_USER_ERROR("{}: record {}: workload {} has no ok record of this trace on '{}'",
                       Describe(), i, r.workload, r.target);
       }
-      int64_t id = find_ok_record_.Int(0);
-      auto it = updated.find(id);
-      if (it == updated.end()) {
-        std::string problem;
-        std::optional<std::vector<double>> stored =
-            ParseRunSecsText(find_ok_record_.Text(1), &problem);
-        if (!stored) TT_USER_ERROR("{}: record {} (row {}): {}", Describe(), i, id, problem);
-        it = updated.emplace(id, TuningRecord()).first;
-        it->second.run_secs = std::move(*stored);
-      }
-      AppendRunSecs(it->second, r.run_secs, i);
+      AddToRow(updated, find_ok_record_.Int(0), find_ok_record_.Text(1), r.run_secs, i, Describe());
     }
     for (const auto& [id, r] : updated) {
       update_run_secs_.Reset()
