@@ -347,11 +347,15 @@ class Suite:
                         error=f"no verified kernel in {tirtune['trials']} trials: "
                         f"{tirtune['statuses']}")
         tirtune["tuning_best_s"] = task["best_seconds"]
+        # The kept record: a library call (its composite, e.g. "dnnl.conv2d") or a tuned kernel.
+        offloads = [i["attrs"].get("composite", "?") for i in task["best_trace"].get("insts", [])
+                    if i.get("kind") == "Offload"]
+        tirtune["kernel"] = offloads[0] if offloads else "tuned"
         trace = os.path.join(self.work, "traces", safe + ".json")
         with open(trace, "w") as f:
             json.dump(task["best_trace"], f)
         log(f"{tag}: tuned in {tune_s:.1f} s, {tirtune['trials']} trials {tirtune['statuses']}, "
-            f"best {task['best_seconds'] * 1e3:.4g} ms in tuning, 90% at trial "
+            f"best {task['best_seconds'] * 1e3:.4g} ms in tuning ({tirtune['kernel']}), 90% at trial "
             f"{tirtune['trials_to_90']}")
 
         # Step 2. MetaSchedule, at the same budget.

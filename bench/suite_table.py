@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Prints the markdown table of a benchmark suite run (bench/suite.py, a tirtune-bench/1 file) for
 docs/BENCHMARKS.md: the command and machine, then one row per workload (group, workload, tirtune's
-GFLOP/s, each baseline's GFLOP/s and ratio, trials and seconds until tirtune's best so far reached
+GFLOP/s, the record tirtune kept (a tuned kernel or a library call such as dnnl.conv2d; runs from
+before the suite recorded it have no such column), each baseline's GFLOP/s and ratio, trials and seconds until tirtune's best so far reached
 90% of its final best, status) and the geometric mean of the ratios per baseline, over all
 workloads and over operators and subgraphs apart; then the whole tuning loop's trials per second
 and the shares of search, build and run in it.
@@ -90,7 +91,8 @@ def main():
     if peak:
         print(f"Measured peak of the pinned CPUs (bench_peak_fma): {peak:.1f} GFLOP/s; tirtune's "
               f"GFLOP/s are followed by their share of it.\n")
-    header = ["group", "workload", "tirtune GFLOP/s"]
+    kernels = any("kernel" in w.get("tirtune", {}) for w in done)
+    header = ["group", "workload", "tirtune GFLOP/s"] + (["kept"] if kernels else [])
     for b in baselines:
         label = KNOWN.get(b, b)
         header += [f"{label} GFLOP/s", f"ratio vs {label}"]
@@ -102,7 +104,8 @@ def main():
     notes = []
     for w in rows:
         if w.get("status") == "failed":
-            row = [w.get("group", "?"), w["name"], "–"] + ["–", "–"] * len(baselines)
+            row = [w.get("group", "?"), w["name"], "–"] + (["–"] if kernels else [])
+            row += ["–", "–"] * len(baselines)
             row += ["–", f"failed ({w.get('stage', '?')}): {short(w.get('error', ''), 50)}"]
             notes.append(f"{w['name']}: {w.get('error', '')}")
             print("| " + " | ".join(row) + " |")
@@ -111,6 +114,8 @@ def main():
         row = [w["group"], w["name"], fmt_gflops(w["flops"], t["latency_s"])]
         if peak and w.get("kind") != "network":  # a model's FLOPs count only some operators
             row[2] += f" ({w['flops'] / t['latency_s'] / 1e9 / peak:.0%})"
+        if kernels:
+            row.append(t.get("kernel", "?"))
         for b in baselines:
             timing = w.get("baselines", {}).get(b)
             if timing:
@@ -133,7 +138,7 @@ def main():
              if any(ratios[b][k] for b in baselines)]
     for label, selected in [("all", kinds)] + ([(k + "s", [k]) for k in kinds]
                                                 if len(kinds) > 1 else []):
-        row = [f"**geometric mean, {label}**", "", ""]
+        row = [f"**geometric mean, {label}**", "", ""] + ([""] if kernels else [])
         for b in baselines:
             values = [r for k in selected for r in ratios[b][k]]
             g = geomean(values)

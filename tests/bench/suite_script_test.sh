@@ -2,7 +2,8 @@
 # bench/suite.py and bench/suite_table.py end to end on one small workload, with the tirtune
 # binary given: a run writes a tirtune-bench/1 file with a verified result; --resume after the
 # entry is lost keeps the database's trials (tuning nothing new) and records the resumption; a
-# --resume with another budget is refused and leaves the file as it was; the table shows the row.
+# --resume with another budget is refused and leaves the file as it was; the table shows the row
+# and which record was kept (a tuned kernel or oneDNN's call).
 # Usage: suite_script_test.sh TIRTUNE_BIN
 set -euo pipefail
 tirtune="$1"
@@ -22,6 +23,8 @@ suite --trials 3 2> "$work/run.log" || { cat "$work/run.log"; fail "the first ru
 [ "$(field 'len(r["workloads"])')" = 1 ] || fail "one workload expected"
 [ "$(field 'r["workloads"][0]["tirtune"]["verified"]')" = True ] || fail "not verified"
 [ "$(field 'r["workloads"][0]["tirtune"]["trials"]')" = 3 ] || fail "3 trials expected"
+kept="$(field 'r["workloads"][0]["tirtune"]["kernel"]')"
+[ "$kept" = tuned ] || [ "$kept" = dnnl.softmax ] || fail "kept record: $kept"
 
 # Lose the entry (a run stopped while timing it), then resume: nothing is tuned again.
 python3 -c "import json,sys; r=json.load(open(sys.argv[1])); r['workloads']=[]; \
@@ -40,4 +43,5 @@ cmp -s "$work/r.json" "$work/before.json" || fail "the refused resume changed th
 
 python3 "$root/bench/suite_table.py" "$work/r.json" > "$work/table.md"
 grep -q "softmax:256,256" "$work/table.md" || fail "the table has no softmax row"
+grep -q "| $kept |" "$work/table.md" || fail "the table does not say which record was kept"
 echo "suite_script_test: ok"
