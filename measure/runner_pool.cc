@@ -162,6 +162,8 @@ class RunnerPool::Worker {
 
   int pid() const { return pid_; }
   int spawns() const { return spawns_; }
+  /// Ends the process, if one runs; the next Measure starts another.
+  void Retire() { Stop(); }
 
   MeasureResult Measure(const RunRequest& request, double timeout_s,
                         const std::atomic<bool>* stop) {
@@ -349,6 +351,10 @@ RunnerPool::~RunnerPool() = default;
 std::string RunnerPool::Describe() const {
   return fmt::format("local runner ({} worker{})", workers_.size(),
                      workers_.size() == 1 ? "" : "s");
+}
+
+void RunnerPool::StartAfresh() {
+  for (const auto& w : workers_) w->Retire();
 }
 
 void RunnerPool::SetTiming(const TimerConfig& timer, double timeout_s) {

@@ -56,28 +56,33 @@ bool RetimeOnce(const RetimeTask& task, int rounds, const std::string& target, D
     names.push_back(Offloads(*r) ? task.composite
                                  : fmt::format("tuned {:.4f} ms", *r->median_secs * 1e3));
   }
-  say(n == 1
-          ? fmt::format("task '{}': {} measured {} more time(s)", task.name, task.composite, rounds)
-          : fmt::format("task '{}': {} and {} tuned kernel(s) within {:.0f}%: each measured {} "
-                        "more time(s), in turns",
-                        task.name, task.composite, n - 1, (kFinalistRange - 1) * 100, rounds));
-  std::vector<PrimFunc> funcs;
-  std::vector<size_t> finalist_of;
+  say(n == 1 ? fmt::format("task '{}': {} measured {} more time(s), each in a new runner process",
+                           task.name, task.composite, rounds)
+             : fmt::format("task '{}': {} and {} tuned kernel(s) within {:.0f}%: each measured {} "
+                           "more time(s), in turns, each turn in a new runner process",
+                           task.name, task.composite, n - 1, (kFinalistRange - 1) * 100, rounds));
+  std::vector<std::vector<double>> samples(n);
+  std::vector<std::string> failures(n);
   for (int round = 0; round < rounds; ++round) {
+    // A turn in a process of its own: a kernel's speed can depend on where its buffers landed in
+    // physical memory, which a process keeps (Runner::StartAfresh).
+    measurer.runner().StartAfresh();
+    std::vector<PrimFunc> funcs;
+    std::vector<size_t> finalist_of;
     for (size_t j = 0; j < n; ++j) {
       finalist_of.push_back((round + j) % n);
       funcs.push_back(schedules[finalist_of.back()]);
     }
-  }
-  std::vector<MeasureResult> results = measurer.Measure(task.measure, funcs);
-  std::vector<std::vector<double>> samples(n);
-  std::vector<std::string> failures(n);
-  for (size_t i = 0; i < results.size(); ++i) {
-    std::vector<double>& to = samples[finalist_of[i]];
-    if (results[i].ok()) to.insert(to.end(), results[i].seconds.begin(), results[i].seconds.end());
-    if (!results[i].ok() && failures[finalist_of[i]].empty()) {
-      failures[finalist_of[i]] = fmt::format(
-          "{}: {}", RecordStatusName(ToRecordStatus(results[i].status)), ErrorText(results[i]));
+    std::vector<MeasureResult> results = measurer.Measure(task.measure, funcs);
+    for (size_t i = 0; i < results.size(); ++i) {
+      const MeasureResult& result = results[i];
+      if (result.ok()) {
+        std::vector<double>& to = samples[finalist_of[i]];
+        to.insert(to.end(), result.seconds.begin(), result.seconds.end());
+      } else if (failures[finalist_of[i]].empty()) {
+        failures[finalist_of[i]] = fmt::format(
+            "{}: {}", RecordStatusName(ToRecordStatus(result.status)), ErrorText(result));
+      }
     }
   }
   std::vector<TuningRecord> more;

@@ -135,6 +135,20 @@ TEST(Runner, GoodGemmMeasuresOk) {
   EXPECT_EQ(pool.spawn_count(), 1);
 }
 
+TEST(Runner, StartingAfreshMeasuresTheNextCandidatesInANewProcess) {
+  RunnerPool pool(SmallConfig());
+  ExpectGoodGemmMeasures(pool);
+  int first = pool.worker_pids().at(0);
+  EXPECT_NE(first, 0);
+  pool.StartAfresh();
+  EXPECT_EQ(pool.worker_pids().at(0), 0);
+  pool.StartAfresh();  // nothing running: nothing to stop
+  ExpectGoodGemmMeasures(pool);
+  EXPECT_NE(pool.worker_pids().at(0), 0);
+  EXPECT_NE(pool.worker_pids().at(0), first);
+  EXPECT_EQ(pool.spawn_count(), 2);
+}
+
 // A verified result carries the largest error found within the tolerance.
 TEST(Runner, AVerifiedResultReportsItsLargestError) {
   RunnerPool pool(SmallConfig());

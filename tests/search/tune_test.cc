@@ -259,6 +259,7 @@ TEST_F(TuneTest, CloseLibraryAndTunedRecordsAreMeasuredAgainAndTheirSamplesJoinT
   EXPECT_NE(lines.find("dnnl.conv2d and 1 tuned kernel(s) within 25%: each measured 2 more"),
             std::string::npos)
       << lines;
+  EXPECT_NE(lines.find("each turn in a new runner process"), std::string::npos) << lines;
   EXPECT_NE(lines.find("medians over every measurement"), std::string::npos) << lines;
   EXPECT_NE(lines.find("best: "), std::string::npos) << lines;
   int found = 0;

@@ -116,6 +116,15 @@ class Runner {
 
   /// Where candidates go, for logs: "local runner (1 worker)", "redis://127.0.0.1:6379 ...".
   virtual std::string Describe() const = 0;
+
+  /// The next candidates are measured by processes that have measured nothing yet, where the
+  /// runner's processes are its own (a local pool starts its workers again; a device pool's
+  /// agents are not restarted: a no-op). Where a kernel's buffers land in physical memory, and
+  /// so in the caches' sets, stays as it is for a process's life: a kernel sensitive to it can be
+  /// fast in one process and 10% slower in the next (a GEMM 128 x 3072 x 768 reading B with a
+  /// 12 KiB stride: 1.20 against 1.36 ms on Zen 5), so measurements that decide between close
+  /// records are taken in several processes.
+  virtual void StartAfresh() {}
 };
 
 }  // namespace tirtune

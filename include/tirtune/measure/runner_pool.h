@@ -50,6 +50,8 @@ class RunnerPool : public Runner {
                                      const MeasureCallback& on_result = {}) override;
   using Runner::MeasureOne;
   std::string Describe() const override;
+  /// Stops every live worker; the next Measure starts new ones.
+  void StartAfresh() override;
 
   /// Changes how the next candidates are timed and how long each may take (a device-pool agent
   /// takes both from each job).

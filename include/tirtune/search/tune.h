@@ -95,7 +95,8 @@ struct TuneOptions {
   size_t transfer = 8;
   /// A task a library can run (TuneTask::library), once its share of the budget is spent: the
   /// library's record and the best tuned ones within 25% of it (up to two) are measured again
-  /// this many times each, in turns, and the samples join their records (Database::AddRunSecs),
+  /// this many times each, in turns, each turn in new runner processes (Runner::StartAfresh),
+  /// and the samples join their records (Database::AddRunSecs),
   /// so that the choice between library and loops rests on several measurements, not on one
   /// lucky run. 0: not. Default 3.
   int library_retimes = 3;
