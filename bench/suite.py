@@ -355,8 +355,8 @@ class Suite:
         with open(trace, "w") as f:
             json.dump(task["best_trace"], f)
         log(f"{tag}: tuned in {tune_s:.1f} s, {tirtune['trials']} trials {tirtune['statuses']}, "
-            f"best {task['best_seconds'] * 1e3:.4g} ms in tuning ({tirtune['kernel']}), 90% at trial "
-            f"{tirtune['trials_to_90']}")
+            f"best {task['best_seconds'] * 1e3:.4g} ms in tuning ({tirtune['kernel']}), "
+            f"90% at trial {tirtune['trials_to_90']}")
 
         # Step 2. MetaSchedule, at the same budget.
         baselines, errors = {}, {}

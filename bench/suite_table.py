@@ -2,10 +2,10 @@
 """Prints the markdown table of a benchmark suite run (bench/suite.py, a tirtune-bench/1 file) for
 docs/BENCHMARKS.md: the command and machine, then one row per workload (group, workload, tirtune's
 GFLOP/s, the record tirtune kept (a tuned kernel or a library call such as dnnl.conv2d; runs from
-before the suite recorded it have no such column), each baseline's GFLOP/s and ratio, trials and seconds until tirtune's best so far reached
-90% of its final best, status) and the geometric mean of the ratios per baseline, over all
-workloads and over operators and subgraphs apart; then the whole tuning loop's trials per second
-and the shares of search, build and run in it.
+before the suite recorded it have no such column), each baseline's GFLOP/s and ratio, trials and
+seconds until tirtune's best so far reached 90% of its final best, status) and the geometric
+mean of the ratios per baseline, over all workloads and over operators and subgraphs apart; then
+the whole tuning loop's trials per second and the shares of search, build and run in it.
 
 Ratio: the median over the timing pairs of baseline latency / tirtune latency (> 1: tirtune is
 faster); GFLOP/s: tirtune's FLOP count of the workload over the median latency.

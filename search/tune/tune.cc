@@ -563,14 +563,16 @@ TuneResult Tune(const std::vector<TuneTask>& tasks, Database& db, const TuneOpti
   for (TaskState& s : states) {
     if (run.out.interrupted || Stopping(options)) break;
     if (s.library.empty() || s.result.trials == 0) continue;
+    // Every Measure call of the re-timing counts (it makes one per turn and round).
+    const MeasureTimes before = run.measurer.total_times();
     std::optional<TuningRecord> best =
         RetimeFinalists({s.result.name, s.func, s.measure, s.result.workload, s.composite},
                         options.library_retimes, run.target, run.db, run.measurer, run.options.log);
+    run.out.build_seconds += run.measurer.total_times().build - before.build;
+    run.out.run_seconds += run.measurer.total_times().run - before.run;
     if (!best) continue;
     s.result.best_seconds = best->median_secs;
     s.result.best_trace = best->trace;
-    run.out.build_seconds += run.measurer.last_times().build;
-    run.out.run_seconds += run.measurer.last_times().run;
   }
 
   // Wrap up.
