@@ -61,6 +61,7 @@ class DnnlKernel : public LibraryKernel {
     out_type_ = graph.value(call.output).type;
     const Call& main = *plan_.main;
     main_type_ = call.body->value(main.output).type;
+    if (plan_.data_view && plan_.data_view->dims.size() == 3) LiftBatch();
     FoldScaleShift(graph, call);
     dnnl::post_ops ops;
     for (size_t i = 0; i < plan_.post.size(); ++i) {
@@ -183,6 +184,20 @@ class DnnlKernel : public LibraryKernel {
 
  private:
   bool HasBias() const { return plan_.bias >= 0 || folded_; }
+
+  // A product per batch of strided views (attention's heads read in place): oneDNN 2.6 runs a
+  // 3-D product whose batches are not dense only as gemm:jit, but the same product behind a
+  // leading unit dimension as brgemm (tbg 1,128,16,64: 0.073 against 0.088 ms on 2 Zen 5
+  // cores). The primitive sees [1, B, M, K] x [1, B, K, N] -> [1, B, M, N]: the same memory.
+  void LiftBatch() {
+    for (dnnl_plan::View* v : {&*plan_.data_view, &*plan_.weight_view}) {
+      int64_t span = 1;
+      for (size_t d = 0; d < v->dims.size(); ++d) span = std::max(span, v->dims[d] * v->strides[d]);
+      v->dims.insert(v->dims.begin(), 1);
+      v->strides.insert(v->strides.begin(), span);
+    }
+    main_type_.shape.insert(main_type_.shape.begin(), 1);
+  }
 
   // (x * W + b) * s + t with per-channel constants s and t, right after the primitive, is
   // x * (W s) + (b s + t): folded into constant weights and the bias here, so that oneDNN sees
@@ -356,10 +371,12 @@ class DnnlKernel : public LibraryKernel {
     const dnnl_plan::View a = operand(plan_.data, plan_.data_view);
     const dnnl_plan::View b = operand(plan_.weight, plan_.weight_view);
     const std::vector<int64_t>& y = main_type_.shape;
-    if (a.dims.size() != b.dims.size() || a.dims.size() < 2 || a.dims.size() > 3) {
+    if (a.dims.size() != b.dims.size() || a.dims.size() < 2 || a.dims.size() > 4) {
       Decline(call, fmt::format("operands of ranks {} and {}", a.dims.size(), b.dims.size()));
     }
-    if (a.dims.size() == 3 && a.dims[0] != b.dims[0]) Decline(call, "broadcast batches");
+    if (!std::equal(a.dims.begin(), a.dims.end() - 2, b.dims.begin())) {
+      Decline(call, "broadcast batches");
+    }
     if (main.op == "matmul" && weight.kind != ValueKind::kConstant && !HasBias() &&
         plan_.post.empty() && UseSgemm(a, b)) {
       return;
