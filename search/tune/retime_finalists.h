@@ -22,7 +22,8 @@ struct RetimeTask {
 
 /// One measurement each does not decide between a library's kernel and tuned ones that come
 /// close: a memory-bound kernel's time moves by 5-10% from one run to the next. The finalists,
-/// the library's best record of `task` on `target` and up to two tuned records within 25% of it,
+/// the library's best record of `task` on `target` and up to two tuned records, the best of those
+/// faster than it or within 25% above it (one far faster, measured once, may have been lucky),
 /// are measured `rounds` times each on `measurer`, in turns (round k starts with finalist k), each
 /// turn in runner processes started for it (Runner::StartAfresh: a kernel can be 10% faster in
 /// one process than in the next, and the process the search measured it in may have been a

@@ -8,6 +8,7 @@
 // function of another structure, and a new task's first batch starting from them.
 #include "tirtune/search/tune.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -215,10 +216,12 @@ TEST_F(TuneTest, TheLibrarysKernelIsMeasuredOnceAsARecordOfItsOwn) {
   EXPECT_EQ(db->Size(), 16u);
 }
 
-// The library's record and a tuned one that come close (here: stored with equal times) are
-// measured again, in turns, once the budget is spent; their samples join their records, and the
-// task's best is the best record after them.
-TEST_F(TuneTest, CloseLibraryAndTunedRecordsAreMeasuredAgainAndTheirSamplesJoinThem) {
+// The library's record and a tuned one that comes close (here: stored with equal times, 100 ns,
+// faster than any new candidate), or one that beats it measured once (here: 1,000 times faster,
+// a lucky run), are measured again, in
+// turns, once the budget is spent; their samples join their records, and the task's best is the
+// best record after them.
+TEST_F(TuneTest, CloseOrFasterTunedRecordsAreMeasuredAgainWithTheLibrarysAndTheirSamplesJoinThem) {
   TuneTask task = ConvComposite();
   auto offloads = [&](const TuningRecord& r) {
     std::optional<Schedule> sch = ReplayRecord(task.func, r.trace);
@@ -239,49 +242,56 @@ TEST_F(TuneTest, CloseLibraryAndTunedRecordsAreMeasuredAgainAndTheirSamplesJoinT
   }
   ASSERT_FALSE(library_trace.is_null());
   ASSERT_FALSE(tuned_trace.is_null());
-  // A database where both were measured at 1 ms: a tie that one more run would decide.
-  std::unique_ptr<Database> db = OpenDatabase((dir_ / "t.db").string());
-  WorkloadId w = db->CommitWorkload(task.func).id;
-  std::vector<TuningRecord> stored(2);
-  for (int i = 0; i < 2; ++i) {
-    stored[i].workload = w;
-    stored[i].target = target;
-    stored[i].trace = i == 0 ? library_trace : tuned_trace;
-    stored[i].run_secs = {1e-3};
-  }
-  db->CommitRecords(stored);
-  TuneOptions o = SmallOptions(10);
-  o.resume = true;
-  o.library_retimes = 2;
-  std::string lines;
-  o.log = [&](const std::string& l) { lines += l + "\n"; };
-  TuneResult r = Tune({task}, *db, o);
-  EXPECT_NE(lines.find("dnnl.conv2d and 1 tuned kernel(s) within 25%: each measured 2 more"),
-            std::string::npos)
-      << lines;
-  EXPECT_NE(lines.find("each turn in a new runner process"), std::string::npos) << lines;
-  EXPECT_NE(lines.find("medians over every measurement"), std::string::npos) << lines;
-  EXPECT_NE(lines.find("best: "), std::string::npos) << lines;
-  int found = 0;
-  for (const TuningRecord& rec : db->RecordsOf(w)) {
-    if (rec.trace != library_trace && rec.trace != tuned_trace) continue;
-    ++found;
-    SCOPED_TRACE(offloads(rec) ? "library" : "tuned");
-    EXPECT_EQ(rec.status, RecordStatus::kOk);
-    // The stored 1 ms and 2 rounds of 2 samples each (the library's again when a tuned record
-    // measured once led afterwards): the median is a measured one.
-    ASSERT_GE(rec.run_secs.size(), 5u);
-    if (!offloads(rec)) {
-      EXPECT_EQ(rec.run_secs.size(), 5u);
+  for (double tuned_secs : {1e-7, 1e-10}) {
+    SCOPED_TRACE(fmt::format("the tuned record stored at {} s", tuned_secs));
+    // A database where the library's was measured at 100 ns, the tuned one at `tuned_secs`.
+    std::unique_ptr<Database> db =
+        OpenDatabase((dir_ / fmt::format("t{}.db", tuned_secs == 1e-7)).string());
+    WorkloadId w = db->CommitWorkload(task.func).id;
+    std::vector<TuningRecord> stored(2);
+    for (int i = 0; i < 2; ++i) {
+      stored[i].workload = w;
+      stored[i].target = target;
+      stored[i].trace = i == 0 ? library_trace : tuned_trace;
+      stored[i].run_secs = {i == 0 ? 1e-7 : tuned_secs};
     }
-    EXPECT_EQ(rec.run_secs[0], 1e-3);
-    EXPECT_LT(*rec.median_secs, 1e-3);
+    db->CommitRecords(stored);
+    TuneOptions o = SmallOptions(10);
+    o.resume = true;
+    o.library_retimes = 2;
+    std::string lines;
+    o.log = [&](const std::string& l) { lines += l + "\n"; };
+    TuneResult r = Tune({task}, *db, o);
+    EXPECT_NE(lines.find("dnnl.conv2d and 1 tuned kernel(s) faster than it or within 25%: each "
+                         "measured 2 more"),
+              std::string::npos)
+        << lines;
+    EXPECT_NE(lines.find("each turn in a new runner process"), std::string::npos) << lines;
+    EXPECT_NE(lines.find("medians over every measurement"), std::string::npos) << lines;
+    EXPECT_NE(lines.find("best: "), std::string::npos) << lines;
+    int found = 0;
+    for (const TuningRecord& rec : db->RecordsOf(w)) {
+      if (rec.trace != library_trace && rec.trace != tuned_trace) continue;
+      ++found;
+      SCOPED_TRACE(offloads(rec) ? "library" : "tuned");
+      EXPECT_EQ(rec.status, RecordStatus::kOk);
+      // The stored 1 ms and 2 rounds of 2 samples each (the library's again when a tuned record
+      // measured once led afterwards): the median is a measured one.
+      ASSERT_GE(rec.run_secs.size(), 5u);
+      if (!offloads(rec)) {
+        EXPECT_EQ(rec.run_secs.size(), 5u);
+      }
+      const double stored_secs = offloads(rec) ? 1e-7 : tuned_secs;
+      EXPECT_EQ(rec.run_secs[0], stored_secs);
+      // The median is a measured one: no kernel of this convolution runs in 100 ns.
+      EXPECT_GT(*rec.median_secs, stored_secs);
+    }
+    EXPECT_EQ(found, 2);
+    std::vector<TuningRecord> best = db->TopK(w, target, 1);
+    ASSERT_EQ(best.size(), 1u);
+    EXPECT_EQ(r.tasks[0].best_seconds, best[0].median_secs);
+    EXPECT_EQ(r.tasks[0].best_trace, best[0].trace);
   }
-  EXPECT_EQ(found, 2);
-  std::vector<TuningRecord> best = db->TopK(w, target, 1);
-  ASSERT_EQ(best.size(), 1u);
-  EXPECT_EQ(r.tasks[0].best_seconds, best[0].median_secs);
-  EXPECT_EQ(r.tasks[0].best_trace, best[0].trace);
 }
 
 // The GELU's constants are measured with their values (the composite states them): oneDNN's

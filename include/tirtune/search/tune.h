@@ -94,11 +94,11 @@ struct TuneOptions {
   /// structure (TransferRecord), e.g. GEMM 4096^3 from GEMM 1024^3. 0: none. Default 8.
   size_t transfer = 8;
   /// A task a library can run (TuneTask::library), once its share of the budget is spent: the
-  /// library's record and the best tuned ones within 25% of it (up to two) are measured again
-  /// this many times each, in turns, each turn in new runner processes (Runner::StartAfresh),
-  /// and the samples join their records (Database::AddRunSecs),
-  /// so that the choice between library and loops rests on several measurements, not on one
-  /// lucky run. 0: not. Default 3.
+  /// library's record and the best tuned ones faster than it or within 25% above it (up to two) are
+  /// measured again this many times each, in turns, each turn in new runner processes
+  /// (Runner::StartAfresh), and the samples join their records (Database::AddRunSecs), so that the
+  /// choice between library and loops rests on several measurements, not on one lucky run. 0: not.
+  /// Default 3.
   int library_retimes = 3;
   /// Path of a cost model to load first (and save at the end); empty for none.
   std::string model_path;
