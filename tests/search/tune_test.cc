@@ -218,9 +218,8 @@ TEST_F(TuneTest, TheLibrarysKernelIsMeasuredOnceAsARecordOfItsOwn) {
 
 // The library's record and a tuned one that comes close (here: stored with equal times, 100 ns,
 // faster than any new candidate), or one that beats it measured once (here: 1,000 times faster,
-// a lucky run), are measured again, in
-// turns, once the budget is spent; their samples join their records, and the task's best is the
-// best record after them.
+// a lucky run), are measured again, in turns, once the budget is spent; their samples join their
+// records, and the task's best is the best record after them.
 TEST_F(TuneTest, CloseOrFasterTunedRecordsAreMeasuredAgainWithTheLibrarysAndTheirSamplesJoinThem) {
   TuneTask task = ConvComposite();
   auto offloads = [&](const TuningRecord& r) {
