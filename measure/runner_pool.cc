@@ -163,7 +163,15 @@ class RunnerPool::Worker {
   int pid() const { return pid_; }
   int spawns() const { return spawns_; }
   /// Ends the process, if one runs; the next Measure starts another.
-  void Retire() { Stop(); }
+  void Stop() {
+    if (fd_ >= 0) close(fd_);
+    fd_ = -1;
+    if (pid_ != 0) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+    }
+    pid_ = 0;
+  }
 
   MeasureResult Measure(const RunRequest& request, double timeout_s,
                         const std::atomic<bool>* stop) {
@@ -308,16 +316,6 @@ class RunnerPool::Worker {
     return Status(MeasureStatus::kRunnerLost, "the worker closed its connection");
   }
 
-  void Stop() {
-    if (fd_ >= 0) close(fd_);
-    fd_ = -1;
-    if (pid_ != 0) {
-      kill(pid_, SIGKILL);
-      waitpid(pid_, nullptr, 0);
-    }
-    pid_ = 0;
-  }
-
   std::string path_;
   std::vector<int> cpus_;
   bool sandbox_ = false;
@@ -354,7 +352,7 @@ std::string RunnerPool::Describe() const {
 }
 
 void RunnerPool::StartAfresh() {
-  for (const auto& w : workers_) w->Retire();
+  for (const auto& w : workers_) w->Stop();
 }
 
 void RunnerPool::SetTiming(const TimerConfig& timer, double timeout_s) {
