@@ -1,6 +1,8 @@
 // The worker side of the runner: one request in, one reply out.
 #include "tirtune/measure/runner_worker.h"
 
+#include <fmt/format.h>
+
 #include <chrono>
 #include <cstdio>
 #include <exception>
@@ -99,24 +101,35 @@ std::vector<NDArray> SeededArgs(const RunRequest& request) {
   return args;
 }
 
+std::unique_ptr<offload::LibraryKernel> BuildRequestedLibraryKernel(
+    const RunRequest& request, const std::vector<NDArray>& args, bool on_gpu,
+    const offload::LibraryOptions& options) {
+  std::map<int, NDArray> constants;  // every argument may be one; the description says which
+  for (size_t i = 0; i + 1 < args.size(); ++i) constants[static_cast<int>(i)] = args[i];
+  graph::Graph composite = offload::CompositeFromJson(request.library, constants);
+  const graph::Call& call = composite.call(0);
+  const std::string backend = call.attrs.GetString(graph::kCodegenAttr);
+  const offload::LibraryBackend* library = offload::FindBackend(backend);
+  if (library == nullptr) throw UserError(offload::BackendUnavailable(backend));
+  if (library->OnGpu() != on_gpu) {
+    throw UserError(fmt::format("'{}' runs on {}, not on {}", backend,
+                                library->OnGpu() ? "a GPU" : "the CPU",
+                                on_gpu ? "a GPU" : "the CPU"));
+  }
+  return library->Build(composite, call, options);
+}
+
 namespace {
 
-// A library candidate: the library's kernel built on the seeded parameters (the composite's
-// arguments, its constants among them, then its result), verified and timed like an object.
+// A library candidate: the library's kernel built on the seeded parameters, verified and timed
+// like an object.
 RunReply HandleLibraryRequest(const RunRequest& request) {
   std::vector<NDArray> args = SeededArgs(request);
   if (args.empty()) return FailureReply(ReplyKind::kRuntimeError, "a library call without result");
   std::unique_ptr<offload::LibraryKernel> kernel;
   try {
-    std::map<int, NDArray> constants;  // every argument may be one; the description says which
-    for (size_t i = 0; i + 1 < args.size(); ++i) constants[static_cast<int>(i)] = args[i];
-    graph::Graph composite = offload::CompositeFromJson(request.library, constants);
-    const graph::Call& call = composite.call(0);
-    const std::string backend = call.attrs.GetString(graph::kCodegenAttr);
-    const offload::LibraryBackend* library = offload::FindBackend(backend);
-    if (library == nullptr) throw UserError(offload::BackendUnavailable(backend));
-    Target target = Target::Parse(request.target);
-    kernel = library->Build(composite, call, {.threads = target.num_cores});
+    kernel = BuildRequestedLibraryKernel(request, args, false,
+                                         {.threads = Target::Parse(request.target).num_cores});
   } catch (const std::exception& e) {
     return FailureReply(ReplyKind::kRuntimeError,
                         std::string("cannot build the library's kernel: ") + e.what());

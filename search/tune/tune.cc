@@ -172,7 +172,7 @@ ReplayedRecords SetUpTasks(TuneRun& run, const std::vector<TuneTask>& tasks,
     TaskState s;
     s.func = task.func;
     s.result.name = task.name;
-    if (!task.library.empty() && !options.target.is_cuda()) {
+    if (!task.library.empty()) {
       s.library = task.library;
       s.composite = ParseJsonText(task.library, "a task's library composite")
                         .at("composite")

@@ -67,12 +67,6 @@ GraphExecutor::GraphExecutor(const std::string& dir) : artifact_(ReadArtifact(di
   target_ = Target::Parse(artifact_.target);
   const fs::path root(dir);
   if (target_.is_cuda()) {
-    for (const ArtifactFunction& f : artifact_.functions) {
-      if (!f.library.empty()) {
-        TT_USER_ERROR("{}: function '{}' is run by a library, which a cuda artifact cannot have",
-                      dir, f.name);
-      }
-    }
     LoadGpu(dir);
     return;
   }
@@ -158,7 +152,7 @@ GraphExecutor::GraphExecutor(const std::string& dir) : artifact_(ReadArtifact(di
     const ArtifactCall& call = artifact_.calls[c];
     const ArtifactFunction& f = artifact_.functions[call.function];
     if (f.library.empty()) continue;
-    library_kernels_[c] = BuildLibraryKernel(dir, call, f);
+    library_kernels_[c] = BuildLibraryKernel(dir, call, f, {.threads = target_.num_cores});
   }
   // Step 5. With library calls (oneDNN runs on OpenMP) the kernels' loops run on OpenMP's
   // threads too: one team of threads, not two taking turns on the cores.
@@ -169,7 +163,8 @@ GraphExecutor::GraphExecutor(const std::string& dir) : artifact_(ReadArtifact(di
 }
 
 std::unique_ptr<offload::LibraryKernel> GraphExecutor::BuildLibraryKernel(
-    const std::string& dir, const ArtifactCall& call, const ArtifactFunction& f) const {
+    const std::string& dir, const ArtifactCall& call, const ArtifactFunction& f,
+    const offload::LibraryOptions& options) const {
   std::map<int, NDArray> constants;
   for (size_t i = 0; i < call.args.size(); ++i) {
     const ArtifactValue& v = artifact_.values[call.args[i]];
@@ -197,8 +192,14 @@ std::unique_ptr<offload::LibraryKernel> GraphExecutor::BuildLibraryKernel(
       TT_USER_ERROR("{} (compile the model again with --offload never to run it without)",
                     offload::BackendUnavailable(backend));
     }
-    return library->Build(composite, g, {.threads = target_.num_cores});
-  } catch (const UserError& e) {
+    if (library->OnGpu() != target_.is_cuda()) {
+      TT_USER_ERROR("'{}' runs on {}, but the artifact is for '{}'", backend,
+                    library->OnGpu() ? "a GPU" : "the CPU", artifact_.target);
+    }
+    return library->Build(composite, g, options);
+  } catch (const InternalError&) {
+    throw;
+  } catch (const std::runtime_error& e) {  // a UserError, or a GPU library failing to start
     TT_USER_ERROR("{}: function '{}' (run by a library): {}", dir, f.name, e.what());
   }
 }
@@ -311,8 +312,9 @@ struct GraphExecutor::GpuState {
     std::vector<cuda::DeviceBuffer> intermediates;
   };
   cuda::Context context;
-  std::vector<Program> programs;
+  std::vector<Program> programs;           // a library function's is empty
   std::vector<cuda::DeviceBuffer> values;  // one per graph value
+  cuda::DeviceBuffer workspace;            // the GPU library's scratch memory, when a call has one
 };
 
 GraphExecutor::~GraphExecutor() = default;
@@ -336,6 +338,10 @@ void GraphExecutor::LoadGpu(const std::string& dir) {
   // it is called on.
   for (const ArtifactFunction& f : artifact_.functions) {
     GpuState::Program p;
+    if (!f.library.empty()) {  // built per call, once the constants are on the device (step 3)
+      g.programs.push_back(std::move(p));
+      continue;
+    }
     try {
       p.program = GpuProgram::Deserialize(ReadBytes(root / f.object_file));
       p.module = g.context.Load(p.program.cubin);
@@ -380,6 +386,18 @@ void GraphExecutor::LoadGpu(const std::string& dir) {
       intermediate_bytes_unshared_ += bytes;
     }
   }
+  // Step 3. A GPU library's kernel for every call of a library function.
+  library_kernels_.resize(artifact_.calls.size());
+  for (size_t c = 0; c < artifact_.calls.size(); ++c) {
+    const ArtifactCall& call = artifact_.calls[c];
+    const ArtifactFunction& f = artifact_.functions[call.function];
+    if (f.library.empty()) continue;
+    if (g.workspace.bytes() == 0)
+      g.workspace = g.context.Allocate(offload::kGpuLibraryWorkspaceBytes);
+    library_kernels_[c] = BuildLibraryKernel(
+        dir, call, f,
+        {.gpu_workspace = g.workspace.address(), .gpu_workspace_bytes = g.workspace.bytes()});
+  }
 }
 
 void GraphExecutor::RunGpuCalls(std::vector<double>* seconds) {
@@ -390,6 +408,13 @@ void GraphExecutor::RunGpuCalls(std::vector<double>* seconds) {
     std::vector<int> params = call.args;
     params.push_back(call.output);
     auto launch = [&] {
+      if (library_kernels_[c]) {
+        std::vector<const void*> args;
+        for (int a : call.args)
+          args.push_back(reinterpret_cast<const void*>(g.values[a].address()));
+        library_kernels_[c]->Run(args, reinterpret_cast<void*>(g.values[call.output].address()));
+        return;
+      }
       for (size_t k = 0; k < p.program.launches.size(); ++k) {
         const GpuProgram::Launch& l = p.program.launches[k];
         std::vector<uint64_t> addresses;
@@ -409,7 +434,7 @@ void GraphExecutor::RunGpuCalls(std::vector<double>* seconds) {
       } else {
         launch();
       }
-    } catch (const cuda::CudaError& e) {
+    } catch (const std::runtime_error& e) {  // cuda::CudaError, cuda::CudaUnavailable
       TT_USER_ERROR("function '{}' (call {}) failed on the GPU: {}",
                     artifact_.functions[call.function].name, c, e.what());
     }

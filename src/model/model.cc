@@ -38,12 +38,8 @@ const char* OffloadName(Offload offload) {
 
 std::vector<graph::FusionPattern> OffloadPatterns(Offload offload, const Target& target) {
   if (offload == Offload::kNever) return {};
-  if (target.is_cuda() && offload == Offload::kMeasured) return {};  // no library to measure
-  if (target.is_cuda()) {
-    TT_USER_ERROR("--offload {}: no library backend serves cuda targets yet (oneDNN is for the "
-                  "CPU); use --offload never",
-                  OffloadName(offload));
-  }
+  // GPU targets: cuBLAS, which is always there to plan with (it is loaded where a kernel runs).
+  if (target.is_cuda()) return offload::CublasBackend()->Patterns();
   const offload::LibraryBackend* dnnl = offload::DnnlBackend();
   if (dnnl == nullptr) {
     if (offload == Offload::kAlways) {

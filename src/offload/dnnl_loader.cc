@@ -11,7 +11,8 @@
 // calls into tirtune (`nm -uC libtirtune_dnnl.so | grep tirtune`) must be among them, or dlopen
 // names the missing symbol. kModuleNeeds below takes the address of those a program that loads
 // the backend might not call on its own (the pattern builders: tirtune-runner only builds
-// kernels), so every program linking this file has them.
+// kernels; the composite body reader, which tirtune's own backends share), so every program
+// linking this file has them.
 #include <dlfcn.h>
 #include <fmt/format.h>
 
@@ -19,6 +20,7 @@
 #include <filesystem>
 #include <vector>
 
+#include "composite_body.h"
 #include "tirtune/graph/pattern.h"
 #include "tirtune/offload/library.h"
 
@@ -38,6 +40,12 @@ using graph::Pattern;
         static_cast<Pattern (*)(const std::string&, std::vector<Pattern>)>(&graph::IsOp)),
     reinterpret_cast<const void*>(
         static_cast<Pattern (*)(const Pattern&, const Pattern&)>(&graph::operator|)),
+    reinterpret_cast<const void*>(&body::ReadBody),
+    reinterpret_cast<const void*>(&body::Decline),
+    reinterpret_cast<const void*>(&body::Reshaped),
+    reinterpret_cast<const void*>(&body::RowMajorStrides),
+    reinterpret_cast<const void*>(&body::ViewedOperand),
+    reinterpret_cast<const void*>(&body::CheckByBuilding),
 };
 
 struct LoadedBackend {
@@ -94,6 +102,7 @@ std::string BackendUnavailable(const std::string& name) {
   if (name == "dnnl") {
     return Loaded().backend != nullptr ? "" : Loaded().error;
   }
+  if (name == "cublas") return "";  // planning needs nothing; running loads cuBLASLt
   return fmt::format("no library backend '{}'", name);
 }
 

@@ -75,14 +75,32 @@ TEST_F(ModelCli, CompileForCudaWritesGpuProgramsAndRunNeedsTheDriver) {
     GTEST_SKIP() << c.err;
   }
   ASSERT_EQ(c.exit_code, 0) << c.err;
-  for (const nlohmann::json& f : c.Json()["functions"]) {
+  const nlohmann::json plain = c.Json();
+  for (const nlohmann::json& f : plain["functions"]) {
     std::string object = f["object"].get<std::string>();
     EXPECT_EQ(object.substr(object.size() - 4), ".gpu") << object;
   }
+  // --offload always: the dense layer with its bias is one cuBLASLt product, planned
+  // here without a GPU; the convolution is no product and keeps its kernel.
+  Result a = Run("compile --json --offload always --model " + model + " -o " + Path("gpu_lib") +
+                 " --target \"cuda -arch=sm_90\"");
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  int libraries = 0;
+  const nlohmann::json compiled = a.Json();
+  for (const nlohmann::json& f : compiled["functions"]) {
+    if (!f.contains("library")) continue;
+    ++libraries;
+    EXPECT_NE(f["library"].get<std::string>().find("cuBLASLt dense 1x5x64 (A transposed, bias)"),
+              std::string::npos)
+        << f.dump();
+  }
+  EXPECT_EQ(libraries, 1) << a.out;
   if (fs::exists("/dev/nvidiactl")) GTEST_SKIP() << "this host has an NVIDIA driver";
-  Result r = Run("run " + Path("gpu") + " --verify");
-  EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find("which needs this host's GPU"), std::string::npos) << r.err;
+  for (const char* dir : {"gpu", "gpu_lib"}) {
+    Result r = Run("run " + Path(dir) + " --verify");
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("which needs this host's GPU"), std::string::npos) << r.err;
+  }
 }
 
 TEST_F(ModelCli, BenchReportsLatencyAndShares) {

@@ -116,8 +116,11 @@ TEST_F(ModelTest, OffloadAlwaysRunsTheLibrarysCompositesAndMatchesTheInterpreter
   std::vector<NDArray> actual = executor.Run(inputs);
   EXPECT_TRUE(CompareArrays("y", expected[0], actual[0], Tolerance{1e-4, 1e-5}).ok);
   EXPECT_EQ(executor.RunTimedCalls().size(), executor.artifact().calls.size());
-  // A cuda target has no library backend.
-  EXPECT_THROW(OffloadPatterns(Offload::kAlways, Target::Parse("cuda -arch=sm_90")), UserError);
+  // A cuda target's library is cuBLAS.
+  std::vector<graph::FusionPattern> gpu =
+      OffloadPatterns(Offload::kAlways, Target::Parse("cuda -arch=sm_90"));
+  ASSERT_FALSE(gpu.empty());
+  for (const graph::FusionPattern& p : gpu) EXPECT_EQ(p.name.rfind("cublas.", 0), 0u) << p.name;
   EXPECT_THROW(ParseOffload("sometimes"), UserError);
 }
 

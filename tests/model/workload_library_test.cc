@@ -79,16 +79,19 @@ TEST(WorkloadLibrary, StatesNoValueOfItsPlaceholderWeight) {
   EXPECT_EQ(library.find("\"value\""), std::string::npos) << library;
 }
 
-TEST(WorkloadLibrary, NoneForOtherOperatorsForNeverAndOnAGpu) {
+TEST(WorkloadLibrary, NoneForOtherOperatorsAndForNever) {
   Target cpu = Target::Parse("llvm -num-cores=2");
   EXPECT_EQ(WorkloadLibrary("norm:1,16,16", Offload::kMeasured, cpu), "");
   EXPECT_EQ(WorkloadLibrary("capsule_conv2d:1,4,4,2,2,3,1,1", Offload::kMeasured, cpu), "");
   // A batch of two: [batch, heads] merged after the transpose is no strided view (tuned only).
   EXPECT_EQ(WorkloadLibrary("tbg:2,5,3,4", Offload::kMeasured, cpu), "");
   EXPECT_EQ(WorkloadLibrary("conv2d:1,8,8,8,16,3,1,1", Offload::kNever, cpu), "");
-  EXPECT_EQ(WorkloadLibrary("conv2d:1,8,8,8,16,3,1,1", Offload::kMeasured,
-                            Target::Parse("cuda -arch=sm_90")),
-            "");
+  // On a GPU the library is cuBLAS, which runs matrix products, not convolutions.
+  const Target gpu = Target::Parse("cuda -arch=sm_90");
+  EXPECT_EQ(WorkloadLibrary("conv2d:1,8,8,8,16,3,1,1", Offload::kMeasured, gpu), "");
+  std::string dense = WorkloadLibrary("dense:2,4,4", Offload::kMeasured, gpu);
+  EXPECT_NE(dense.find("cublas.dense"), std::string::npos) << dense;
+  EXPECT_NE(WorkloadLibrary("gemm:8,8,8", Offload::kMeasured, gpu), "");
 }
 
 }  // namespace

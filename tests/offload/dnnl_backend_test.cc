@@ -2,13 +2,13 @@
 // compared with the interpreter running the same operators (convolutions of every rank, grouped,
 // depthwise, strided, dilated; dense and matrix products; biases and every post-op); what it
 // cannot run is declined with the reason.
-#include "tirtune/offload/library.h"
-
 #include <gtest/gtest.h>
 
 #include "../graph/graph_testing.h"
+#include "offload_testing.h"
 #include "tirtune/graph/executor.h"
 #include "tirtune/graph/op_registry.h"
+#include "tirtune/offload/library.h"
 
 namespace tirtune::offload {
 namespace {
@@ -18,57 +18,25 @@ using graph::Attrs;
 using graph::F32;
 using graph::Graph;
 using graph::ValueId;
-using graph::testing::AllClose;
 using graph::testing::RandomArray;
 
-// Fuses `g` with oneDNN's patterns, expects one composite, runs its kernel and the interpreter
-// on the same inputs; returns the kernel's description.
+// Fuses `g` with oneDNN's patterns, runs each composite's kernel (twice: a sum's addend is
+// copied in again, not accumulated) and the rest on the interpreter, and compares with the
+// interpreter running `g`; returns the kernels' descriptions.
 std::string RunsLikeTheInterpreter(const Graph& g, int composites = 1) {
   const LibraryBackend* dnnl = DnnlBackend();
-  graph::PatternFusionResult r = graph::FuseOpsByPattern(g, dnnl->Patterns());
-  std::vector<NDArray> inputs = graph::MakeRandomInputs(g, 11);
-  std::vector<NDArray> expected = graph::RunGraph(g, inputs);
-  // Every value of the fused graph, computed by the interpreter except the composites.
-  const Graph& f = r.graph;
-  std::map<ValueId, NDArray> values;
-  std::vector<ValueId> graph_inputs = f.Inputs();
-  for (size_t i = 0; i < graph_inputs.size(); ++i) values[graph_inputs[i]] = inputs[i];
-  int made = 0;
-  std::string described;
-  for (const graph::Call& call : f.calls()) {
-    std::vector<const NDArray*> args;
-    for (ValueId a : call.args) {
-      if (f.value(a).kind == graph::ValueKind::kConstant) values[a] = f.value(a).data;
-      args.push_back(&values.at(a));
-    }
-    const graph::TensorType& type = f.value(call.output).type;
-    NDArray out = NDArray::Empty(type.shape, type.dtype);
-    if (call.attrs.Has(graph::kCodegenAttr)) {
-      std::unique_ptr<LibraryKernel> k = dnnl->Build(f, call, {.threads = 2});
-      std::vector<const void*> raw;
-      for (const NDArray* a : args) raw.push_back(a->raw());
-      k->Run(raw, out.raw());
-      k->Run(raw, out.raw());  // twice: a sum's addend is copied in again, not accumulated
-      described += k->Describe() + "\n";
-      ++made;
-    } else {
-      Graph one;
-      std::vector<ValueId> ins;
-      for (ValueId a : call.args) ins.push_back(one.AddInput(f.value(a).name, f.value(a).type));
-      graph::Call copy = call;
-      copy.args = ins;
-      one.AddOutput(one.AddCall(f.value(call.output).name, copy, type));
-      std::vector<NDArray> in_arrays;
-      for (const NDArray* a : args) in_arrays.push_back(*a);
-      out = graph::RunGraph(one, in_arrays)[0];
-    }
-    values[call.output] = out;
-  }
-  EXPECT_EQ(made, composites) << graph::PrintGraph(f);
-  for (size_t i = 0; i < f.outputs().size(); ++i) {
-    EXPECT_TRUE(AllClose(expected[i], values.at(f.outputs()[i]), 1e-4)) << described;
-  }
-  return described;
+  return testing::RunsLikeTheInterpreter(
+      g, dnnl->Patterns(),
+      [&](const Graph& f, const graph::Call& call, const std::vector<const NDArray*>& args,
+          NDArray& out) {
+        std::unique_ptr<LibraryKernel> k = dnnl->Build(f, call, {.threads = 2});
+        std::vector<const void*> raw;
+        for (const NDArray* a : args) raw.push_back(a->raw());
+        k->Run(raw, out.raw());
+        k->Run(raw, out.raw());
+        return k->Describe();
+      },
+      composites);
 }
 
 Graph Conv(const std::string& op, std::vector<int64_t> x, std::vector<int64_t> w, Attrs attrs,
@@ -169,34 +137,12 @@ TEST(DnnlBackend, MatrixProductsMatchTheInterpreter) {
   RunsLikeTheInterpreter(m2);
 }
 
-// The composite pattern the single composite of `g` came from.
 std::string CompositeOf(const Graph& g) {
-  graph::PatternFusionResult r = graph::FuseOpsByPattern(g, DnnlBackend()->Patterns());
-  for (const graph::Call& c : r.graph.calls()) {
-    if (c.attrs.Has(graph::kCompositeAttr)) return c.attrs.GetString(graph::kCompositeAttr);
-  }
-  return "";
-}
-
-// Attention's product: query and value [batch, seq, heads, dim] moved to [batch * heads, ...]
-// by a transpose and a reshape, one product per head, the result seen as 4-D again.
-Graph HeadsProduct(int64_t batch) {
-  const int64_t seq = 5, heads = 3, dim = 4;
-  Graph g;
-  auto moved = [&](const std::string& name, graph::Ints perm, graph::Ints shape) {
-    ValueId x = g.AddInput(name, F32({batch, seq, heads, dim}));
-    ValueId t = AddOpCall(&g, name + "_T", "transpose", {x}, {{"perm", perm}});
-    return AddOpCall(&g, name + "_heads", "reshape", {t}, {{"shape", shape}});
-  };
-  ValueId q = moved("q", {0, 2, 1, 3}, {batch * heads, seq, dim});
-  ValueId v = moved("v", {0, 2, 3, 1}, {batch * heads, dim, seq});
-  ValueId y = AddOpCall(&g, "bmm", "batch_matmul", {q, v});
-  g.AddOutput(AddOpCall(&g, "y", "reshape", {y}, {{"shape", graph::Ints{batch, heads, seq, seq}}}));
-  return g;
+  return testing::CompositeOf(g, DnnlBackend()->Patterns());
 }
 
 TEST(DnnlBackend, MatrixProductsReadTransposedAndReshapedOperandsThroughStrides) {
-  Graph heads = HeadsProduct(1);
+  Graph heads = testing::HeadsProduct(1);
   EXPECT_EQ(CompositeOf(heads), "dnnl.batch_matmul_of_views");
   std::string d = RunsLikeTheInterpreter(heads);
   EXPECT_NE(d.find("oneDNN batch_matmul for %y"), std::string::npos) << d;
@@ -224,7 +170,7 @@ TEST(DnnlBackend, MatrixProductsReadTransposedAndReshapedOperandsThroughStrides)
 
   // With two batches [batch, heads] are not one stride apart after the transpose: the product
   // alone is the composite, the transposes and reshapes stay outside it.
-  Graph two = HeadsProduct(2);
+  Graph two = testing::HeadsProduct(2);
   EXPECT_EQ(CompositeOf(two), "dnnl.batch_matmul");
   RunsLikeTheInterpreter(two);
 }

@@ -3,11 +3,13 @@
 // process plumbing so that it can be tested in-process.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "tirtune/measure/runner_protocol.h"
+#include "tirtune/offload/library.h"
 
 namespace tirtune {
 
@@ -32,6 +34,14 @@ std::optional<RunReply> ReplyBeforeTiming(const RunRequest& request, std::vector
 /// copies of the last request's when its seed and parameters are the same (a task's candidates
 /// all are: a GEMM 4096^3's 48 M values are drawn once, not once per candidate).
 std::vector<NDArray> SeededArgs(const RunRequest& request);
+
+/// The library's kernel of a library candidate (RunRequest::library) on `args`, its seeded
+/// parameters (the composite's arguments, any of which may be a constant, then its result),
+/// built with `options`; the backend must run on a GPU exactly when `on_gpu`. Throws what the
+/// library says (the caller replies "cannot build the library's kernel: ...").
+std::unique_ptr<offload::LibraryKernel> BuildRequestedLibraryKernel(
+    const RunRequest& request, const std::vector<NDArray>& args, bool on_gpu,
+    const offload::LibraryOptions& options);
 
 /// A request for a `cuda` target (RunRequest::object a GpuProgram), measured on this worker's
 /// CUDA device (gpu_worker.cc); "no GPU to measure on" where there is none.

@@ -54,9 +54,9 @@ class GraphExecutor {
 
  private:
   void RunCalls(std::vector<double>* seconds);
-  std::unique_ptr<offload::LibraryKernel> BuildLibraryKernel(const std::string& dir,
-                                                             const ArtifactCall& call,
-                                                             const ArtifactFunction& f) const;
+  std::unique_ptr<offload::LibraryKernel> BuildLibraryKernel(
+      const std::string& dir, const ArtifactCall& call, const ArtifactFunction& f,
+      const offload::LibraryOptions& options) const;
   void LoadInputsAndConstants(const std::string& dir);
   void LoadGpu(const std::string& dir);
   std::vector<NDArray> RunGpu();

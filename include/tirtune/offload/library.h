@@ -9,6 +9,8 @@
 //   k->Run({x.raw(), w.raw()}, out.raw());
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
@@ -41,9 +43,17 @@ class LibraryKernel {
   virtual std::string Describe() const = 0;
 };
 
+/// The scratch memory a GPU library's kernels are given (cuBLASLt's algorithms take up to a few
+/// MiB); one buffer per process, shared by its calls, which run one after another.
+inline constexpr size_t kGpuLibraryWorkspaceBytes = size_t{32} << 20;
+
 struct LibraryOptions {
   /// Threads the library may use (the target's cores).
   int threads = 1;
+  /// A GPU backend's scratch memory on the device (an address and its bytes), which its kernels
+  /// may use while they run; none when 0.
+  uint64_t gpu_workspace = 0;
+  size_t gpu_workspace_bytes = 0;
 };
 
 class LibraryBackend {
@@ -51,6 +61,10 @@ class LibraryBackend {
   virtual ~LibraryBackend() = default;
   /// "dnnl": the Codegen attribute of its composites.
   virtual std::string Name() const = 0;
+  /// A GPU backend's kernels run on the CUDA context current on the calling thread, in order
+  /// with its default stream: Run takes device addresses (as pointers) and returns once the
+  /// work is enqueued. A CPU backend's take host memory and return when done.
+  virtual bool OnGpu() const { return false; }
   /// Its patterns for FuseOpsByPattern, in priority order; each pattern's check already refuses
   /// what Build would decline where that is known from the graph alone.
   virtual std::vector<graph::FusionPattern> Patterns() const = 0;
@@ -70,8 +84,8 @@ class LibraryBackend {
 /// a user's GOMP_SPINCOUNT or OMP_WAIT_POLICY is left alone. Call first thing in main.
 void BoundOpenMpSpinning(char** argv);
 
-/// The backend named `name` ("dnnl"), or nullptr when there is none or it cannot be loaded
-/// (BackendUnavailable says why).
+/// The backend named `name` ("dnnl", "cublas"), or nullptr when there is none or it cannot be
+/// loaded (BackendUnavailable says why).
 const LibraryBackend* FindBackend(const std::string& name);
 /// Why FindBackend(name) is null ("oneDNN could not be loaded (libdnnl.so.2: cannot open shared
 /// object file ...)", "no library backend 'x'"); empty when the backend is there.
@@ -102,5 +116,11 @@ graph::Graph CompositeFromJson(const std::string& json, const std::map<int, NDAr
 /// on first use ($TIRTUNE_DNNL_MODULE, else the one the build made, else next to the program);
 /// nullptr when it cannot be loaded (oneDNN missing): BackendUnavailable("dnnl") says why.
 const LibraryBackend* DnnlBackend();
+
+/// The cuBLAS backend (GPU, cuBLASLt): dense, matmul and batch_matmul, their operands read in
+/// place through transposes and reshapes where one stride per matrix says them, with a bias, a
+/// sum and ReLU or tanh-GELU after it in the order cuBLASLt applies them (cublas_plan.h says
+/// how). Always present: planning needs nothing of CUDA; running loads cuBLASLt (cublas_lt.h).
+const LibraryBackend* CublasBackend();
 
 }  // namespace tirtune::offload

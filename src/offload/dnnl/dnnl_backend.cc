@@ -18,7 +18,7 @@
 #include <optional>
 #include <unordered_map>
 
-#include "dnnl_plan.h"
+#include "../composite_body.h"
 #include "tirtune/graph/op_registry.h"
 #include "tirtune/offload/library.h"
 
@@ -27,18 +27,20 @@ extern "C" void omp_set_num_threads(int);  // oneDNN's threads (Debian builds it
 namespace tirtune::offload {
 namespace {
 
+using body::AttrsOf;
+using body::Plan;
+using body::PostOp;
+using body::RowMajorStrides;
 using dnnl::memory;
-using dnnl_plan::AttrsOf;
-using dnnl_plan::Decline;
-using dnnl_plan::Plan;
-using dnnl_plan::PostOp;
-using dnnl_plan::ReadBody;
-using dnnl_plan::RowMajorStrides;
 using graph::Call;
 using graph::CallKind;
 using graph::Graph;
 using graph::ValueId;
 using graph::ValueKind;
+
+[[noreturn]] void Decline(const Call& call, const std::string& why) {
+  body::Decline("oneDNN", call, why);
+}
 
 // An activation [N, S1..Sk, C] as oneDNN's logical {N, C, S1..Sk}.
 memory::desc ChannelsLast(const std::vector<int64_t>& shape) {
@@ -56,7 +58,7 @@ class DnnlKernel : public LibraryKernel {
  public:
   DnnlKernel(const Graph& graph, const Call& call, const LibraryOptions& options)
       : engine_(dnnl::engine::kind::cpu, 0), stream_(engine_), threads_(options.threads) {
-    plan_ = ReadBody(graph, call);
+    plan_ = body::ReadBody(graph, call, "oneDNN");
     for (ValueId a : call.args) arg_types_.push_back(graph.value(a).type);
     out_type_ = graph.value(call.output).type;
     const Call& main = *plan_.main;
@@ -96,6 +98,9 @@ class DnnlKernel : public LibraryKernel {
           break;
         case PostOp::kGelu:
           ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_gelu_erf, 0.0f, 0.0f);
+          break;
+        case PostOp::kGeluTanh:
+          ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_gelu_tanh, 0.0f, 0.0f);
           break;
       }
     }
@@ -190,7 +195,7 @@ class DnnlKernel : public LibraryKernel {
   // leading unit dimension as brgemm (tbg 1,128,16,64: 0.073 against 0.088 ms on 2 Zen 5
   // cores). The primitive sees [1, B, M, K] x [1, B, K, N] -> [1, B, M, N]: the same memory.
   void LiftBatch() {
-    for (dnnl_plan::View* v : {&*plan_.data_view, &*plan_.weight_view}) {
+    for (body::View* v : {&*plan_.data_view, &*plan_.weight_view}) {
       int64_t span = 1;
       for (size_t d = 0; d < v->dims.size(); ++d) span = std::max(span, v->dims[d] * v->strides[d]);
       v->dims.insert(v->dims.begin(), 1);
@@ -245,7 +250,7 @@ class DnnlKernel : public LibraryKernel {
   std::string PostOpNames() const {
     std::vector<std::string> names;
     for (const PostOp& p : plan_.post) {
-      static const char* kNames[] = {"sum", "relu", "clip", "gelu", "mul", "add"};
+      static const char* kNames[] = {"sum", "relu", "clip", "gelu", "mul", "add", "gelu_tanh"};
       names.push_back(kNames[p.kind]);
     }
     return fmt::format("{}", fmt::join(names, " + "));
@@ -363,13 +368,13 @@ class DnnlKernel : public LibraryKernel {
   // [.., K, N] with equal batches, each operand maybe a strided view (transposed in the body).
   void BuildMatmul(const Call& main, const graph::Value& weight, const dnnl::primitive_attr& attr,
                    const Call& call) {
-    auto operand = [&](int arg, const std::optional<dnnl_plan::View>& view) {
+    auto operand = [&](int arg, const std::optional<body::View>& view) {
       if (view) return *view;
       const std::vector<int64_t>& shape = arg_types_[arg].shape;
-      return dnnl_plan::View{shape, RowMajorStrides(shape)};
+      return body::View{shape, RowMajorStrides(shape)};
     };
-    const dnnl_plan::View a = operand(plan_.data, plan_.data_view);
-    const dnnl_plan::View b = operand(plan_.weight, plan_.weight_view);
+    const body::View a = operand(plan_.data, plan_.data_view);
+    const body::View b = operand(plan_.weight, plan_.weight_view);
     const std::vector<int64_t>& y = main_type_.shape;
     if (a.dims.size() != b.dims.size() || a.dims.size() < 2 || a.dims.size() > 4) {
       Decline(call, fmt::format("operands of ranks {} and {}", a.dims.size(), b.dims.size()));
@@ -411,8 +416,8 @@ class DnnlKernel : public LibraryKernel {
   // A product of two run-time matrices with nothing after it, each operand rows or columns of
   // unit stride: dnnl_sgemm, oneDNN's BLAS entry point, which is faster than its matmul primitive
   // on such products of run-time operands (1024^3: 4.6 against 5.0-5.2 ms on 2 Zen 5 cores).
-  bool UseSgemm(const dnnl_plan::View& a, const dnnl_plan::View& b) {
-    auto layout = [](const dnnl_plan::View& v, char* trans, int64_t* ld) {
+  bool UseSgemm(const body::View& a, const body::View& b) {
+    auto layout = [](const body::View& v, char* trans, int64_t* ld) {
       if (v.strides[1] == 1 && v.strides[0] >= v.dims[1]) {
         *trans = 'N';
         *ld = v.strides[0];
@@ -500,7 +505,7 @@ class Dnnl : public LibraryBackend {
       return gelu_chain(p) | IsOp("bias_add", {p, IsConstant()}) | IsOp("add", {p, Wildcard()}) |
              IsOp("add", {Wildcard(), p}) | IsOp("multiply", {p, IsConstant()}) |
              IsOp("multiply", {IsConstant(), p}) | IsOp("relu", {p}) | IsOp("clip", {p}) |
-             IsOp("gelu", {p}) | IsOp("reshape", {p}) | p;
+             IsOp("gelu", {p}) | IsOp("gelu_tanh", {p}) | IsOp("reshape", {p}) | p;
     };
     auto chain = [&](const Pattern& main) {
       Pattern p = main;
@@ -524,37 +529,21 @@ class Dnnl : public LibraryBackend {
     // A matrix product of operands transposed or reshaped first (attention's heads moved
     // ahead of the tokens): oneDNN reads them in place through strides. Before the plain
     // product, which takes what the check refuses here.
-    auto viewed = [](const Pattern& x) {
-      Pattern moved = IsOp("transpose", {x});
-      return IsOp("reshape", {moved}) | moved | IsOp("reshape", {x});
-    };
     for (const char* mm : {"matmul", "batch_matmul"}) {
       Pattern x = Wildcard().HasDtype(f32);
       patterns.push_back({fmt::format("dnnl.{}_of_views", mm),
-                          chain(IsOp(mm, {viewed(x), viewed(x) | x}) | IsOp(mm, {x, viewed(x)}))});
+                          chain(IsOp(mm, {body::ViewedOperand(x), body::ViewedOperand(x) | x}) |
+                                IsOp(mm, {x, body::ViewedOperand(x)}))});
     }
     for (const char* mm : {"matmul", "batch_matmul"}) {
       patterns.push_back({fmt::format("dnnl.{}", mm),
                           chain(IsOp(mm, {Wildcard().HasDtype(f32), Wildcard().HasDtype(f32)}))});
     }
-    for (graph::FusionPattern& p : patterns) {
-      p.check = [](const Graph& g, const graph::PatternMatch& m) {
-        // The composite the match would make, built as Build builds it (reading the body, then
-        // oneDNN's primitive: a shape it would run with a reference implementation only is
-        // refused here too).
-        Call probe;
-        probe.kind = CallKind::kGraph;
-        probe.op = "composite";
-        probe.body = graph::MatchedSubgraph(g, m, &probe.args);
-        probe.output = m.root;
-        try {
-          DnnlKernel(g, probe, LibraryOptions{});
-          return true;
-        } catch (const LibraryDeclined&) {
-          return false;
-        }
-      };
-    }
+    // The composite built as Build builds it (reading the body, then oneDNN's primitive: a
+    // shape it would run with a reference implementation only is refused here too).
+    body::CheckByBuilding(&patterns, [](const Graph& g, const Call& probe) {
+      DnnlKernel(g, probe, LibraryOptions{});
+    });
     return patterns;
   }
 

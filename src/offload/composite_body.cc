@@ -1,5 +1,5 @@
-// Reading a oneDNN composite's body (dnnl_plan.h).
-#include "dnnl_plan.h"
+// Reading a composite's body (composite_body.h).
+#include "composite_body.h"
 
 #include <fmt/format.h>
 
@@ -8,7 +8,7 @@
 #include <map>
 #include <set>
 
-namespace tirtune::offload::dnnl_plan {
+namespace tirtune::offload::body {
 
 using graph::Call;
 using graph::CallKind;
@@ -16,8 +16,8 @@ using graph::Graph;
 using graph::ValueId;
 using graph::ValueKind;
 
-[[noreturn]] void Decline(const Call& call, const std::string& why) {
-  throw LibraryDeclined(fmt::format("oneDNN cannot run {}: {}", call.op, why));
+[[noreturn]] void Decline(const std::string& library, const Call& call, const std::string& why) {
+  throw LibraryDeclined(fmt::format("{} cannot run {}: {}", library, call.op, why));
 }
 
 namespace {
@@ -121,7 +121,7 @@ std::optional<View> Reshaped(const View& v, const std::vector<int64_t>& shape) {
   return out;
 }
 
-Plan ReadBody(const Graph& outer, const Call& call) {
+Plan ReadBody(const Graph& outer, const Call& call, const std::string& library) {
   const Graph& body = *call.body;
   std::map<ValueId, int> arg_of;  // body input -> composite argument
   std::vector<ValueId> inputs = body.Inputs();
@@ -140,10 +140,10 @@ Plan ReadBody(const Graph& outer, const Call& call) {
   const std::vector<Call>& calls = body.calls();
   for (size_t i = 0; i < calls.size(); ++i) {
     const Call& c = calls[i];
-    if (c.kind != CallKind::kOp) Decline(call, "its body is not operator calls");
+    if (c.kind != CallKind::kOp) Decline(library, call, "its body is not operator calls");
     if (plan.main == nullptr && (c.op == "transpose" || c.op == "reshape")) {
       std::optional<std::pair<int, View>> from = view_of(c.args[0]);
-      if (!from) Decline(call, fmt::format("{} of a value computed inside it", c.op));
+      if (!from) Decline(library, call, fmt::format("{} of a value computed inside it", c.op));
       View& v = from->second;
       if (c.op == "transpose") {
         View moved = v;
@@ -157,7 +157,8 @@ Plan ReadBody(const Graph& outer, const Call& call) {
         v = moved;
       } else {
         std::optional<View> reshaped = Reshaped(v, body.value(c.output).type.shape);
-        if (!reshaped) Decline(call, "a reshape of a transposed operand that strides cannot say");
+        if (!reshaped)
+          Decline(library, call, "a reshape of a transposed operand that strides cannot say");
         v = *reshaped;
       }
       views[c.output] = *from;
@@ -167,13 +168,13 @@ Plan ReadBody(const Graph& outer, const Call& call) {
       static const std::set<std::string> kMain = {
           "conv1d", "conv2d",       "conv3d",     "conv2d_transpose", "dense",
           "matmul", "batch_matmul", "max_pool2d", "avg_pool2d",       "softmax"};
-      if (!kMain.count(c.op)) Decline(call, fmt::format("it starts with {}", c.op));
+      if (!kMain.count(c.op)) Decline(library, call, fmt::format("it starts with {}", c.op));
       plan.main = &c;
       plan.data = arg(c.args[0]);
       plan.weight = c.args.size() > 1 ? arg(c.args[1]) : -1;
       if (!views.empty()) {
         if (c.op != "matmul" && c.op != "batch_matmul") {
-          Decline(call, fmt::format("{} of a transposed or reshaped operand", c.op));
+          Decline(library, call, fmt::format("{} of a transposed or reshaped operand", c.op));
         }
         std::optional<std::pair<int, View>> a = view_of(c.args[0]), b = view_of(c.args[1]);
         if (a && b) {
@@ -184,15 +185,15 @@ Plan ReadBody(const Graph& outer, const Call& call) {
         }
       }
       if (plan.data < 0 || (c.args.size() > 1 && plan.weight < 0)) {
-        Decline(call, "an operand is computed inside it");
+        Decline(library, call, "an operand is computed inside it");
       }
       current = c.output;
       continue;
     }
     const auto n_current = std::count(c.args.begin(), c.args.end(), current);
     if (n_current != 1)
-      Decline(call, fmt::format("{} does not take the previous result once", c.op));
-    if (plan.weight < 0) Decline(call, fmt::format("{} after {}", c.op, plan.main->op));
+      Decline(library, call, fmt::format("{} does not take the previous result once", c.op));
+    if (plan.weight < 0) Decline(library, call, fmt::format("{} after {}", c.op, plan.main->op));
     const graph::TensorType& type = body.value(current).type;
     if (ValueId gelu = GeluChain(outer, call, arg, calls, i, current); gelu >= 0) {
       plan.post.push_back({PostOp::kGelu});
@@ -205,12 +206,14 @@ Plan ReadBody(const Graph& outer, const Call& call) {
       // [1, M, N]): the same memory, so the post-ops go on.
       if (body.value(c.output).type.shape.back() != type.shape.back() ||
           plan.main->op.rfind("conv", 0) == 0) {
-        Decline(call, "a reshape that moves the channels");
+        Decline(library, call, "a reshape that moves the channels");
       }
     } else if (c.op == "relu") {
       plan.post.push_back({PostOp::kRelu});
     } else if (c.op == "gelu") {
       plan.post.push_back({PostOp::kGelu});
+    } else if (c.op == "gelu_tanh") {
+      plan.post.push_back({PostOp::kGeluTanh});
     } else if (c.op == "clip") {
       graph::Attrs attrs = AttrsOf(c);
       plan.post.push_back({PostOp::kClip, -1, static_cast<float>(attrs.GetFloat("min")),
@@ -220,7 +223,8 @@ Plan ReadBody(const Graph& outer, const Call& call) {
       // constant added or multiplied (a binary post-op: a batch norm's scale and shift).
       ValueId other = c.args[0] == current ? c.args[1] : c.args[0];
       int other_arg = arg(other);
-      if (other_arg < 0) Decline(call, fmt::format("{} takes a value computed inside it", c.op));
+      if (other_arg < 0)
+        Decline(library, call, fmt::format("{} takes a value computed inside it", c.op));
       const graph::TensorType& t = body.value(other).type;
       const int64_t channels = type.shape.back();
       bool per_channel = t.NumElements() == channels && t.shape.back() == channels;
@@ -228,29 +232,54 @@ Plan ReadBody(const Graph& outer, const Call& call) {
       if (c.op != "multiply" && t == type) {
         int sums = 0;
         for (const PostOp& p : plan.post) sums += p.kind == PostOp::kSum;
-        if (sums > 0) Decline(call, "a second sum");
+        if (sums > 0) Decline(library, call, "a second sum");
         plan.post.push_back({PostOp::kSum, other_arg});
       } else if (c.op != "multiply" && per_channel && plan.bias < 0 && plan.post.empty()) {
         plan.bias = other_arg;
       } else if (per_channel && constant) {
         plan.post.push_back({c.op == "multiply" ? PostOp::kMul : PostOp::kAdd, other_arg});
       } else {
-        Decline(call, fmt::format("{} of {} and {} is neither a bias, a sum nor a per-channel "
-                                  "constant",
-                                  c.op, t.str(), type.str()));
+        Decline(library, call,
+                fmt::format("{} of {} and {} is neither a bias, a sum nor a per-channel "
+                            "constant",
+                            c.op, t.str(), type.str()));
       }
     } else {
-      Decline(call, fmt::format("{} is not a oneDNN post-op", c.op));
+      Decline(library, call, fmt::format("{} is not a {} post-op", c.op, library));
     }
     current = c.output;
   }
-  if (plan.main == nullptr) Decline(call, "an empty body");
+  if (plan.main == nullptr) Decline(library, call, "an empty body");
   for (int a : {plan.data, plan.weight}) {
     if (a >= 0 && outer.value(call.args[a]).type.dtype != DataType::Float(32)) {
-      Decline(call, "not float32");
+      Decline(library, call, "not float32");
     }
   }
   return plan;
 }
 
-}  // namespace tirtune::offload::dnnl_plan
+graph::Pattern ViewedOperand(const graph::Pattern& x) {
+  graph::Pattern moved = graph::IsOp("transpose", {x});
+  return graph::IsOp("reshape", {moved}) | moved | graph::IsOp("reshape", {x});
+}
+
+void CheckByBuilding(std::vector<graph::FusionPattern>* patterns,
+                     std::function<void(const Graph&, const Call&)> build) {
+  for (graph::FusionPattern& p : *patterns) {
+    p.check = [build](const Graph& g, const graph::PatternMatch& m) {
+      Call probe;
+      probe.kind = CallKind::kGraph;
+      probe.op = "composite";
+      probe.body = graph::MatchedSubgraph(g, m, &probe.args);
+      probe.output = m.root;
+      try {
+        build(g, probe);
+        return true;
+      } catch (const LibraryDeclined&) {
+        return false;
+      }
+    };
+  }
+}
+
+}  // namespace tirtune::offload::body

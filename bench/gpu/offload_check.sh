@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# On a GPU host, from the repository root: the cuBLAS library backend checked for real. Unpacks
+# the GPU-host bundle (scripts/gpu_host_bundle.sh) and, for each workload, times its cuBLASLt
+# product as a library record's trace (`tirtune time --trace`: the product verified against the
+# CPU's reference first, then timed with CUDA events after an L2 flush), then tunes the first
+# workload briefly with `--offload measured` (the library's candidate measured in the first
+# batch, the finalists re-timed at the end) to show the choice.
+# Results under $OUT (or /tmp/tirtune-gpu-offload).
+# Usage: bench/gpu/offload_check.sh [BUNDLE.tar.xz] [WORKLOAD ...]
+set -u
+bundle=${1:-build/tirtune-gpu-host.tar.xz}
+shift || true
+workloads=("$@")
+[ ${#workloads[@]} -gt 0 ] || workloads=(dense:128,3072,768 gemm:1024,1024,1024
+                                         batch_matmul:12,128,128,64 tbg:1,128,12,64)
+results=${OUT:-/tmp/tirtune-gpu-offload}
+mkdir -p "$results"
+t=$(mktemp -d)
+tar xJf "$bundle" -C "$t"
+T="$t/tirtune"
+arch=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d .)
+cuda="cuda -arch=sm_${arch}"
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv | tee "$results/host.txt"
+status=0
+for w in "${workloads[@]}"; do
+  name=${w//[:,]/_}
+  case ${w%%:*} in  # the composite cuBLAS's patterns make of the workload
+    gemm) composite=cublas.matmul ;;
+    tbg) composite=cublas.batch_matmul_of_views ;;
+    *) composite=cublas.${w%%:*} ;;
+  esac
+  printf '{"format":"tirtune-trace","insts":[{"attrs":{"composite":"%s"},"inputs":[],"kind":"Offload","outputs":[],"v":1}],"version":1}\n' \
+    "$composite" > "$results/library_$name.json"
+  echo "\$ tirtune time --target '$cuda' --workload $w --trace library_$name.json"
+  if "$T" --json time --target "$cuda" --workload "$w" --trace "$results/library_$name.json" \
+      > "$results/time_$name.json" 2> "$results/time_$name.err"; then
+    python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(f\"{sys.argv[2]}: {r['median_seconds']*1e3:.4f} ms, {r['gflops']:.1f} GFLOP/s\")" \
+      "$results/time_$name.json" "$w"
+  else
+    status=1
+    cat "$results/time_$name.err"
+  fi
+done
+w=${workloads[0]}
+echo "\$ tirtune tune --target '$cuda' --workload $w --trials 64 (offload measured)"
+timeout -s TERM -k 60 300 "$T" --json tune --target "$cuda" --workload "$w" --trials 64 \
+  --db "$results/offload.db" --log "$results/tune.log" > "$results/tune.json" || status=1
+grep -iE "library|cublas|re-timed|chose|keeps" "$results/tune.log" | tail -8
+exit $status
