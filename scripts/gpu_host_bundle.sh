@@ -31,8 +31,8 @@ for program in "$stage/bin/"*; do ldd "$program"; done | awk '/=> \// {print $3}
   while read -r lib; do cp -L "$lib" "$stage/lib/"; done
 cat > "$stage/tirtune" <<'EOF'
 #!/bin/sh
-# tirtune with the libraries packed beside it; NVRTC, nvJitLink and cuBLASLt from the host's
-# CUDA (/usr/local/cuda, or the nvidia-* Python wheels that PyTorch installs).
+# tirtune with the libraries packed beside it; NVRTC, nvJitLink, cuBLASLt and cuDNN (whose
+# libcudnn.so.9 loads its parts by name) from the host's CUDA (/usr/local/cuda, or the nvidia-* Python wheels that PyTorch installs).
 here=$(cd "$(dirname "$0")" && pwd)
 cuda_libs=""
 for dir in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib \
@@ -41,7 +41,7 @@ for dir in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib \
                    "$HOME"/.local/lib/python3*/site-packages/nvidia/*/lib \
                    /opt/conda/lib/python3*/site-packages/nvidia/*/lib \
                    /usr/local/lib/python3*/site-packages/nvidia/*/lib 2>/dev/null); do
-  for lib in libnvrtc libnvJitLink libcublasLt; do
+  for lib in libnvrtc libnvJitLink libcublasLt libcudnn; do
     if ls "$dir/$lib".so* > /dev/null 2>&1; then
       cuda_libs="$cuda_libs:$dir"
       break

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# On a GPU host, from the repository root: the cuBLAS library backend checked for real. Unpacks
-# the GPU-host bundle (scripts/gpu_host_bundle.sh) and, for each workload, times its cuBLASLt
-# product as a library record's trace (`tirtune time --trace`: the product verified against the
-# CPU's reference first, then timed with CUDA events after an L2 flush), then tunes the first
-# workload briefly with `--offload measured` (the library's candidate measured in the first
-# batch, the finalists re-timed at the end) to show the choice.
+# On a GPU host, from the repository root: the cuBLAS and cuDNN library backends checked for
+# real. Unpacks the GPU-host bundle (scripts/gpu_host_bundle.sh) and, for each workload, times its
+# library call (a cuBLASLt product, a cuDNN convolution and its steps) as a library record's
+# trace (`tirtune time --trace`: verified against the CPU's reference first, then timed with CUDA
+# events after an L2 flush), then tunes the first workload briefly with `--offload measured` (the
+# library's candidate measured in the first batch, the finalists re-timed at the end) to show
+# the choice.
 # Results under $OUT (or /tmp/tirtune-gpu-offload).
 # Usage: bench/gpu/offload_check.sh [BUNDLE.tar.xz] [WORKLOAD ...]
 set -u
@@ -12,7 +13,10 @@ bundle=${1:-build/tirtune-gpu-host.tar.xz}
 shift || true
 workloads=("$@")
 [ ${#workloads[@]} -gt 0 ] || workloads=(dense:128,3072,768 gemm:1024,1024,1024
-                                         batch_matmul:12,128,128,64 tbg:1,128,12,64)
+                                         batch_matmul:12,128,128,64 tbg:1,128,12,64
+                                         conv2d:1,56,56,64,64,3,1,1 conv2d:1,14,14,256,256,3,1,1
+                                         depthwise_conv2d:1,112,112,32,3,1,1
+                                         cbr:1,28,28,128,128,3,1,1)
 results=${OUT:-/tmp/tirtune-gpu-offload}
 mkdir -p "$results"
 t=$(mktemp -d)
@@ -27,6 +31,8 @@ for w in "${workloads[@]}"; do
   case ${w%%:*} in  # the composite cuBLAS's patterns make of the workload
     gemm) composite=cublas.matmul ;;
     tbg) composite=cublas.batch_matmul_of_views ;;
+    conv[123]d) composite=cudnn.${w%%:*} ;;
+    depthwise_conv2d|cbr) composite=cudnn.conv2d ;;
     *) composite=cublas.${w%%:*} ;;
   esac
   printf '{"format":"tirtune-trace","insts":[{"attrs":{"composite":"%s"},"inputs":[],"kind":"Offload","outputs":[],"v":1}],"version":1}\n' \

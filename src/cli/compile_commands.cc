@@ -322,6 +322,16 @@ void RunTime(const TimeCli& opts, const GlobalOptions& global) {
     // A library record of the workload (tune --workload measured the library's kernel).
     library = model::WorkloadLibrary(f.label, model::Offload::kMeasured, target);
 #endif
+    // The trace names the library call it stands for: it must be this target's.
+    const std::string offloaded = OffloadedComposite(f.scheduled);
+    const std::string made =
+        library.empty() ? "" : nlohmann::json::parse(library).at("composite").get<std::string>();
+    if (made != offloaded) {
+      TT_USER_ERROR(
+          "{}: the trace offloads to {}, but on {} the library's composite of this "
+          "workload is {}",
+          f.label, offloaded, target.str(), made.empty() ? "none" : made);
+    }
   }
   MeasureTask task = MakeMeasureTask(f.original, target, opts.seed, reference_config, library);
   Measurer measurer(BuilderConfig{}, *runner);

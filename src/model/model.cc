@@ -38,8 +38,14 @@ const char* OffloadName(Offload offload) {
 
 std::vector<graph::FusionPattern> OffloadPatterns(Offload offload, const Target& target) {
   if (offload == Offload::kNever) return {};
-  // GPU targets: cuBLAS, which is always there to plan with (it is loaded where a kernel runs).
-  if (target.is_cuda()) return offload::CublasBackend()->Patterns();
+  // GPU targets: cuBLAS for matrix products, cuDNN for convolutions, always there to plan with
+  // (each library is loaded where a kernel runs).
+  if (target.is_cuda()) {
+    std::vector<graph::FusionPattern> patterns = offload::CublasBackend()->Patterns();
+    std::vector<graph::FusionPattern> convolutions = offload::CudnnBackend()->Patterns();
+    patterns.insert(patterns.end(), convolutions.begin(), convolutions.end());
+    return patterns;
+  }
   const offload::LibraryBackend* dnnl = offload::DnnlBackend();
   if (dnnl == nullptr) {
     if (offload == Offload::kAlways) {

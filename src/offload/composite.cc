@@ -67,6 +67,7 @@ ValueId AddOperators(const Graph& body, const std::vector<ValueId>& args, Graph*
 const LibraryBackend* FindBackend(const std::string& name) {
   if (name == "dnnl") return DnnlBackend();
   if (name == "cublas") return CublasBackend();
+  if (name == "cudnn") return CudnnBackend();
   return nullptr;
 }
 

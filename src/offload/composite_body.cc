@@ -258,6 +258,10 @@ Plan ReadBody(const Graph& outer, const Call& call, const std::string& library) 
   return plan;
 }
 
+View ViewOrRowMajor(const std::optional<View>& view, const std::vector<int64_t>& shape) {
+  return view ? *view : View{shape, RowMajorStrides(shape)};
+}
+
 graph::Pattern ViewedOperand(const graph::Pattern& x) {
   graph::Pattern moved = graph::IsOp("transpose", {x});
   return graph::IsOp("reshape", {moved}) | moved | graph::IsOp("reshape", {x});

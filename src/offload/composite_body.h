@@ -40,6 +40,10 @@ std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& shape);
 /// dimension cannot say it (a merge of dimensions that are not adjacent in memory).
 std::optional<View> Reshaped(const View& v, const std::vector<int64_t>& shape);
 
+/// `view` when there is one (an operand read through transposes and reshapes), else the tensor
+/// of `shape` as it lies: row-major.
+View ViewOrRowMajor(const std::optional<View>& view, const std::vector<int64_t>& shape);
+
 struct Plan {
   const graph::Call* main = nullptr;      // conv / dense / matmul / pool / softmax, in the body
   int data = -1, weight = -1, bias = -1;  // composite argument indices

@@ -5,11 +5,12 @@
 #include <fmt/format.h>
 
 #include <memory>
+#include <utility>
 
 #include "composite_body.h"
+#include "gpu_library_kernel.h"
 #include "tirtune/offload/cublas_plan.h"
 #include "tirtune/offload/library.h"
-#include "tirtune/support/error.h"
 
 namespace tirtune::offload {
 namespace {
@@ -17,41 +18,35 @@ namespace {
 using graph::Call;
 using graph::Graph;
 
-class CublasKernel : public LibraryKernel {
+class CublasKernel : public GpuLibraryKernel {
  public:
   CublasKernel(const Graph& graph, const Call& call, const LibraryOptions& options)
-      : plan_(PlanCublas(graph, call)), options_(options), arity_(call.args.size()) {
-    describe_ = fmt::format("cuBLASLt {} for %{}", plan_.summary, graph.value(call.output).name);
-    // Built to run (a GPU's scratch memory given): the product is prepared now, not in the
-    // first run, which is the one verified and may be timed.
-    if (options.gpu_workspace != 0) Prepare();
-  }
+      : CublasKernel(PlanCublas(graph, call), graph, call, options) {}
 
   void Run(const std::vector<const void*>& args, void* out) override {
-    if (args.size() != arity_) {
-      TT_USER_ERROR("{}: {} arguments, expected {}", describe_, args.size(), arity_);
-    }
+    CheckArity(args);
     Prepare();
-    auto address = [&](int arg) {
-      return arg < 0 ? uint64_t{0} : reinterpret_cast<uint64_t>(args[static_cast<size_t>(arg)]);
-    };
-    matmul_->Run(address(plan_.a), address(plan_.b), address(plan_.addend),
-                 reinterpret_cast<uint64_t>(out), address(plan_.bias), options_.gpu_workspace);
+    matmul_->Run(Address(args, plan_.a), Address(args, plan_.b), Address(args, plan_.addend),
+                 reinterpret_cast<uint64_t>(out), Address(args, plan_.bias),
+                 options().gpu_workspace);
   }
 
-  std::string Describe() const override { return describe_; }
-
  private:
+  CublasKernel(CublasPlan plan, const Graph& graph, const Call& call, const LibraryOptions& options)
+      : GpuLibraryKernel(
+            fmt::format("cuBLASLt {} for %{}", plan.summary, graph.value(call.output).name),
+            call.args.size(), options),
+        plan_(std::move(plan)) {
+    if (BuiltToRun()) Prepare();
+  }
+
   void Prepare() {
     if (!matmul_) {
-      matmul_ = std::make_unique<cuda::LtMatmul>(plan_.matmul, options_.gpu_workspace_bytes);
+      matmul_ = std::make_unique<cuda::LtMatmul>(plan_.matmul, options().gpu_workspace_bytes);
     }
   }
 
   CublasPlan plan_;
-  LibraryOptions options_;
-  size_t arity_;
-  std::string describe_;
   std::unique_ptr<cuda::LtMatmul> matmul_;
 };
 

@@ -55,14 +55,9 @@ CublasPlan PlanCublas(const Graph& outer, const Call& call) {
   if (main.op != "dense" && main.op != "matmul" && main.op != "batch_matmul") {
     Decline(call, fmt::format("cuBLAS runs matrix products, not {}", main.op));
   }
-  auto view_of = [&](int arg, const std::optional<View>& view) {
-    if (view) return *view;
-    const std::vector<int64_t>& shape = outer.value(call.args[arg]).type.shape;
-    return View{shape, body::RowMajorStrides(shape)};
-  };
   // The product L[..., M, K] R[..., K, N]; dense's weight [N, K] is R read through its strides.
-  View l = view_of(p.data, p.data_view);
-  View r = view_of(p.weight, p.weight_view);
+  View l = body::ViewOrRowMajor(p.data_view, outer.value(call.args[p.data]).type.shape);
+  View r = body::ViewOrRowMajor(p.weight_view, outer.value(call.args[p.weight]).type.shape);
   if (main.op == "dense") r = View{{r.dims[1], r.dims[0]}, {r.strides[1], r.strides[0]}};
   const size_t rank = l.dims.size();
   if (rank != r.dims.size() || rank < 2 || rank > 3) {

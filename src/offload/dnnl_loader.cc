@@ -45,6 +45,7 @@ using graph::Pattern;
     reinterpret_cast<const void*>(&body::Reshaped),
     reinterpret_cast<const void*>(&body::RowMajorStrides),
     reinterpret_cast<const void*>(&body::ViewedOperand),
+    reinterpret_cast<const void*>(&body::ViewOrRowMajor),
     reinterpret_cast<const void*>(&body::CheckByBuilding),
 };
 
@@ -102,7 +103,8 @@ std::string BackendUnavailable(const std::string& name) {
   if (name == "dnnl") {
     return Loaded().backend != nullptr ? "" : Loaded().error;
   }
-  if (name == "cublas") return "";  // planning needs nothing; running loads cuBLASLt
+  // Planning needs nothing of CUDA; running loads cuBLASLt or cuDNN.
+  if (name == "cublas" || name == "cudnn") return "";
   return fmt::format("no library backend '{}'", name);
 }
 

@@ -3,7 +3,6 @@
 // descriptors are opaque pointers; an algorithm is 64 bytes that cuBLASLt fills.
 #include "tirtune/runtime/cublas_lt.h"
 
-#include <dlfcn.h>
 #include <fmt/format.h>
 
 #include <array>
@@ -14,6 +13,7 @@
 #include <cublasLt.h>
 #endif
 
+#include "cuda_library.h"
 #include "tirtune/runtime/cuda_driver.h"
 
 namespace tirtune::cuda {
@@ -99,28 +99,11 @@ static_assert(sizeof(Algo) == sizeof(cublasLtMatmulAlgo_t) &&
 const LoadedLt& Lt() {
   static const LoadedLt loaded = [] {
     LoadedLt l;
-    void* lib = nullptr;
-    std::string why = "not found";
-    for (const char* name : {"libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so"}) {
-      for (std::string path : {std::string(name), "/usr/local/cuda/lib64/" + std::string(name)}) {
-        lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-        if (lib != nullptr) break;
-        if (const char* error = dlerror()) why = error;
-      }
-      if (lib != nullptr) break;
-    }
-    if (lib == nullptr) {
-      l.error = fmt::format(
-          "cuBLASLt (libcublasLt.so) not found ({}): install the CUDA toolkit or put its lib64 "
-          "folder on LD_LIBRARY_PATH",
-          why);
-      return l;
-    }
+    void* lib = detail::OpenCudaLibrary(
+        "cuBLASLt", {"libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so"}, &l.error);
+    if (lib == nullptr) return l;
     auto bind = [&](const char* name, auto* fn) {
-      *reinterpret_cast<void**>(fn) = dlsym(lib, name);
-      if (*reinterpret_cast<void**>(fn) == nullptr && l.error.empty()) {
-        l.error = fmt::format("cuBLASLt lacks {}", name);
-      }
+      detail::BindSymbol(lib, "cuBLASLt", name, fn, &l.error);
     };
     LtApi& a = l.api;
     bind("cublasLtCreate", &a.cublasLtCreate);

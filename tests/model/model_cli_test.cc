@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -14,6 +15,7 @@
 #include "tirtune/graph/executor.h"
 #include "tirtune/graph/onnx_import.h"
 #include "tirtune/model/npy.h"
+#include "tirtune/offload/library.h"
 
 namespace tirtune::model {
 namespace {
@@ -80,21 +82,23 @@ TEST_F(ModelCli, CompileForCudaWritesGpuProgramsAndRunNeedsTheDriver) {
     std::string object = f["object"].get<std::string>();
     EXPECT_EQ(object.substr(object.size() - 4), ".gpu") << object;
   }
-  // --offload always: the dense layer with its bias is one cuBLASLt product, planned
-  // here without a GPU; the convolution is no product and keeps its kernel.
+  // --offload always: the dense layer with its bias is one cuBLASLt product and the
+  // convolution with its bias and ReLU one cuDNN call, both planned here without a GPU.
   Result a = Run("compile --json --offload always --model " + model + " -o " + Path("gpu_lib") +
                  " --target \"cuda -arch=sm_90\"");
   ASSERT_EQ(a.exit_code, 0) << a.err;
-  int libraries = 0;
+  std::vector<std::string> libraries;
   const nlohmann::json compiled = a.Json();
   for (const nlohmann::json& f : compiled["functions"]) {
-    if (!f.contains("library")) continue;
-    ++libraries;
-    EXPECT_NE(f["library"].get<std::string>().find("cuBLASLt dense 1x5x64 (A transposed, bias)"),
-              std::string::npos)
-        << f.dump();
+    if (f.contains("library")) libraries.push_back(f["library"].get<std::string>());
   }
-  EXPECT_EQ(libraries, 1) << a.out;
+  ASSERT_EQ(libraries.size(), 2u) << a.out;
+  std::sort(libraries.begin(), libraries.end());
+  EXPECT_EQ(libraries[0].rfind("cuBLASLt dense 1x5x64 (A transposed, bias)", 0), 0u)
+      << libraries[0];
+  EXPECT_EQ(libraries[1].rfind("cuDNN conv2d 3x3, 3 -> 4 channels on 1x8x8 (pad 1; bias, ReLU)", 0),
+            0u)
+      << libraries[1];
   if (fs::exists("/dev/nvidiactl")) GTEST_SKIP() << "this host has an NVIDIA driver";
   for (const char* dir : {"gpu", "gpu_lib"}) {
     Result r = Run("run " + Path(dir) + " --verify");
@@ -207,6 +211,31 @@ TEST_F(ModelCli, PoisonedRowsOfEachKindAreSkippedWithAWarningByEveryCommand) {
   Result after = Run("db check --db " + db);
   EXPECT_EQ(after.exit_code, 0) << after.out << after.err;
   EXPECT_NE(after.out.find("no problem found (2 records)"), std::string::npos) << after.out;
+}
+
+// `time` of a library record: the trace names the composite it offloads to, which must be the
+// one the target's library makes of the workload (oneDNN's here, not cuDNN's).
+TEST_F(ModelCli, TimeOfALibraryTraceChecksItsComposite) {
+  if (offload::DnnlBackend() == nullptr) GTEST_SKIP() << offload::BackendUnavailable("dnnl");
+  auto trace = [&](const std::string& composite) {
+    std::string path = Path(composite + ".json");
+    std::ofstream(path) << R"({"format":"tirtune-trace","insts":[{"attrs":{"composite":")"
+                        << composite
+                        << R"("},"inputs":[],"kind":"Offload","outputs":[],"v":1}],"version":1})";
+    return path;
+  };
+  const std::string workload =
+      std::string("time --json --workload conv2d:1,6,6,4,8,3,1,1 ") + kTarget;
+  Result ok = Run(workload + " --trace " + trace("dnnl.conv2d"));
+  ASSERT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_GT(ok.Json()["median_seconds"].get<double>(), 0);
+  Result wrong = Run(workload + " --trace " + trace("cudnn.conv2d"));
+  EXPECT_EQ(wrong.exit_code, 1);
+  EXPECT_NE(wrong.err.find("the trace offloads to cudnn.conv2d, but on llvm"), std::string::npos)
+      << wrong.err;
+  EXPECT_NE(wrong.err.find("the library's composite of this workload is dnnl.conv2d"),
+            std::string::npos)
+      << wrong.err;
 }
 
 // oneDNN missing at run time (its module not found: TIRTUNE_DNNL_MODULE names nothing): compile

@@ -86,9 +86,14 @@ TEST(WorkloadLibrary, NoneForOtherOperatorsAndForNever) {
   // A batch of two: [batch, heads] merged after the transpose is no strided view (tuned only).
   EXPECT_EQ(WorkloadLibrary("tbg:2,5,3,4", Offload::kMeasured, cpu), "");
   EXPECT_EQ(WorkloadLibrary("conv2d:1,8,8,8,16,3,1,1", Offload::kNever, cpu), "");
-  // On a GPU the library is cuBLAS, which runs matrix products, not convolutions.
+  // On a GPU, cuBLAS runs the matrix products and cuDNN the convolutions.
   const Target gpu = Target::Parse("cuda -arch=sm_90");
-  EXPECT_EQ(WorkloadLibrary("conv2d:1,8,8,8,16,3,1,1", Offload::kMeasured, gpu), "");
+  for (const char* conv : {"conv2d:1,8,8,8,16,3,1,1", "depthwise_conv2d:1,8,8,8,3,1,1",
+                           "cbr:1,8,8,8,16,3,1,1", "conv1d:1,9,4,6,3,2,1"}) {
+    std::string library = WorkloadLibrary(conv, Offload::kMeasured, gpu);
+    EXPECT_NE(library.find("cudnn.conv"), std::string::npos) << conv << ": " << library;
+  }
+  EXPECT_EQ(WorkloadLibrary("max_pool2d:1,8,8,4,2,2,0", Offload::kMeasured, gpu), "");
   std::string dense = WorkloadLibrary("dense:2,4,4", Offload::kMeasured, gpu);
   EXPECT_NE(dense.find("cublas.dense"), std::string::npos) << dense;
   EXPECT_NE(WorkloadLibrary("gemm:8,8,8", Offload::kMeasured, gpu), "");

@@ -179,16 +179,8 @@ TEST(CublasPlan, WhatTheEpilogueCannotRunStaysOutside) {
 TEST(CublasPlan, DeclinesWithTheReason) {
   // A composite built by hand (another backend's pattern): erf's GELU, then a convolution.
   auto declined = [](const Graph& g, const std::vector<graph::FusionPattern>& patterns) {
-    graph::PatternFusionResult r = graph::FuseOpsByPattern(g, patterns);
-    for (const graph::Call& c : r.graph.calls()) {
-      if (!c.attrs.Has(graph::kCodegenAttr)) continue;
-      try {
-        PlanCublas(r.graph, c);
-      } catch (const LibraryDeclined& e) {
-        return std::string(e.what());
-      }
-    }
-    return std::string("not declined");
+    return testing::DeclineReason(g, patterns,
+                                  [](const Graph& f, const graph::Call& c) { PlanCublas(f, c); });
   };
   const LibraryBackend* dnnl = DnnlBackend();
   if (dnnl == nullptr) GTEST_SKIP() << BackendUnavailable("dnnl");

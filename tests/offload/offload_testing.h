@@ -14,6 +14,7 @@
 #include "tirtune/graph/executor.h"
 #include "tirtune/graph/op_registry.h"
 #include "tirtune/graph/pattern.h"
+#include "tirtune/offload/library.h"
 
 namespace tirtune::offload::testing {
 
@@ -80,6 +81,23 @@ inline std::string CompositeOf(const graph::Graph& g,
     if (c.attrs.Has(graph::kCompositeAttr)) return c.attrs.GetString(graph::kCompositeAttr);
   }
   return "";
+}
+
+/// Why `plan` declines the first composite `patterns` make of `g` (LibraryDeclined's message);
+/// "not declined" when it takes every composite. `plan` plans a composite call as a backend does.
+inline std::string DeclineReason(
+    const graph::Graph& g, const std::vector<graph::FusionPattern>& patterns,
+    const std::function<void(const graph::Graph&, const graph::Call&)>& plan) {
+  graph::PatternFusionResult r = graph::FuseOpsByPattern(g, patterns);
+  for (const graph::Call& c : r.graph.calls()) {
+    if (!c.attrs.Has(graph::kCodegenAttr)) continue;
+    try {
+      plan(r.graph, c);
+    } catch (const LibraryDeclined& e) {
+      return e.what();
+    }
+  }
+  return "not declined";
 }
 
 /// Attention's product: query and value [batch, seq, heads, dim] moved to [batch * heads, ...]

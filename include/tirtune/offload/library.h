@@ -84,8 +84,8 @@ class LibraryBackend {
 /// a user's GOMP_SPINCOUNT or OMP_WAIT_POLICY is left alone. Call first thing in main.
 void BoundOpenMpSpinning(char** argv);
 
-/// The backend named `name` ("dnnl", "cublas"), or nullptr when there is none or it cannot be
-/// loaded (BackendUnavailable says why).
+/// The backend named `name` ("dnnl", "cublas", "cudnn"), or nullptr when there is none or it cannot
+/// be loaded (BackendUnavailable says why).
 const LibraryBackend* FindBackend(const std::string& name);
 /// Why FindBackend(name) is null ("oneDNN could not be loaded (libdnnl.so.2: cannot open shared
 /// object file ...)", "no library backend 'x'"); empty when the backend is there.
@@ -122,5 +122,11 @@ const LibraryBackend* DnnlBackend();
 /// sum and ReLU or tanh-GELU after it in the order cuBLASLt applies them (cublas_plan.h says
 /// how). Always present: planning needs nothing of CUDA; running loads cuBLASLt (cublas_lt.h).
 const LibraryBackend* CublasBackend();
+
+/// The cuDNN backend (GPU): conv1d/2d/3d (grouped, depthwise, strided, dilated; the same padding
+/// on both sides), with a bias, a per-channel constant added or multiplied, a sum, ReLU and
+/// clip(0, c) after it in the composite's order (cudnn_plan.h says how). Always present: planning
+/// needs nothing of CUDA; running loads cuDNN (runtime/cudnn.h).
+const LibraryBackend* CudnnBackend();
 
 }  // namespace tirtune::offload

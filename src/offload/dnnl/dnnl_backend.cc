@@ -368,13 +368,8 @@ class DnnlKernel : public LibraryKernel {
   // [.., K, N] with equal batches, each operand maybe a strided view (transposed in the body).
   void BuildMatmul(const Call& main, const graph::Value& weight, const dnnl::primitive_attr& attr,
                    const Call& call) {
-    auto operand = [&](int arg, const std::optional<body::View>& view) {
-      if (view) return *view;
-      const std::vector<int64_t>& shape = arg_types_[arg].shape;
-      return body::View{shape, RowMajorStrides(shape)};
-    };
-    const body::View a = operand(plan_.data, plan_.data_view);
-    const body::View b = operand(plan_.weight, plan_.weight_view);
+    const body::View a = body::ViewOrRowMajor(plan_.data_view, arg_types_[plan_.data].shape);
+    const body::View b = body::ViewOrRowMajor(plan_.weight_view, arg_types_[plan_.weight].shape);
     const std::vector<int64_t>& y = main_type_.shape;
     if (a.dims.size() != b.dims.size() || a.dims.size() < 2 || a.dims.size() > 4) {
       Decline(call, fmt::format("operands of ranks {} and {}", a.dims.size(), b.dims.size()));
