@@ -7,7 +7,7 @@
 # library's candidate measured in the first batch, the finalists re-timed at the end) to show
 # the choice.
 # Results under $OUT (or /tmp/tirtune-gpu-offload).
-# Usage: bench/gpu/offload_check.sh [BUNDLE.tar.xz] [WORKLOAD ...]
+# Usage: [MODEL=FILE.onnx] bench/gpu/offload_check.sh [BUNDLE.tar.xz] [WORKLOAD ...]
 set -u
 bundle=${1:-build/tirtune-gpu-host.tar.xz}
 shift || true
@@ -52,4 +52,19 @@ echo "\$ tirtune tune --target '$cuda' --workload $w --trials 64 (offload measur
 timeout -s TERM -k 60 300 "$T" --json tune --target "$cuda" --workload "$w" --trials 64 \
   --db "$results/offload.db" --log "$results/tune.log" > "$results/tune.json" || status=1
 grep -iE "library|cublas|re-timed|chose|keeps" "$results/tune.log" | tail -8
+# MODEL=FILE.onnx: the model compiled with every function a library can run offloaded (cuBLAS's
+# products, cuDNN's convolutions), then run on the GPU against the interpreter (run --verify).
+if [ -n "${MODEL:-}" ]; then
+  echo "\$ tirtune compile --offload always --model $MODEL; tirtune run --verify --bench"
+  if "$T" --json compile --offload always --model "$MODEL" -o "$results/model" \
+      --target "$cuda" > "$results/model_compile.json" 2> "$results/model_compile.err"; then
+    grep -o '"library": "[^"]*"' "$results/model_compile.json" | sed 's/ for %.*//' | sort |
+      uniq -c | sort -rn | head
+    "$T" run "$results/model" --verify --bench > "$results/model_run.txt" 2>&1 || status=1
+    tail -5 "$results/model_run.txt"
+  else
+    status=1
+    tail -5 "$results/model_compile.err"
+  fi
+fi
 exit $status

@@ -11,6 +11,7 @@
 #include <climits>
 #include <cstddef>
 #include <mutex>
+#include <optional>
 
 #ifdef TIRTUNE_CHECK_CUDNN_H
 #include <cudnn.h>
@@ -89,6 +90,11 @@ struct DnnApi {
   Status (*cudnnConvolutionForward)(Handle, const void*, TensorDesc, const void*, FilterDesc,
                                     const void*, ConvDesc, int, void*, size_t, const void*,
                                     TensorDesc, void*);
+  Status (*cudnnConvolutionBiasActivationForward)(Handle, const void*, TensorDesc, const void*,
+                                                  FilterDesc, const void*, ConvDesc, int, void*,
+                                                  size_t, const void*, TensorDesc, const void*,
+                                                  TensorDesc, const void*, ActivationDesc,
+                                                  TensorDesc, void*);
   Status (*cudnnTransformTensor)(Handle, const void*, TensorDesc, const void*, const void*,
                                  TensorDesc, void*);
   Status (*cudnnAddTensor)(Handle, const void*, TensorDesc, const void*, const void*, TensorDesc,
@@ -135,6 +141,7 @@ const LoadedDnn& Dnn() {
     bind("cudnnGetConvolutionNdForwardOutputDim", &a.cudnnGetConvolutionNdForwardOutputDim);
     bind("cudnnFindConvolutionForwardAlgorithmEx", &a.cudnnFindConvolutionForwardAlgorithmEx);
     bind("cudnnConvolutionForward", &a.cudnnConvolutionForward);
+    bind("cudnnConvolutionBiasActivationForward", &a.cudnnConvolutionBiasActivationForward);
     bind("cudnnTransformTensor", &a.cudnnTransformTensor);
     bind("cudnnAddTensor", &a.cudnnAddTensor);
     bind("cudnnCreateOpTensorDescriptor", &a.cudnnCreateOpTensorDescriptor);
@@ -187,6 +194,28 @@ std::vector<int> Ints(const std::vector<int64_t>& values, const char* what) {
   return out;
 }
 
+// The indices of the steps (bias, sum, ReLU) when they are a bias (one value per output
+// channel), maybe a tensor added, in either order, then ReLU; sum -1 when there is none. nullopt
+// for any other steps.
+std::optional<std::array<int, 3>> BiasSumRelu(const DnnConvDesc& desc) {
+  const size_t n = desc.steps.size();
+  if (n < 2 || n > 3 || desc.steps.back().kind != DnnStep::kRelu) return std::nullopt;
+  std::vector<int64_t> per_channel(desc.y.dims.size(), 1);
+  per_channel[1] = desc.y.dims[1];
+  int bias = -1, sum = -1;
+  for (size_t i = 0; i + 1 < n; ++i) {
+    const DnnStep& step = desc.steps[i];
+    int* slot = step.kind != DnnStep::kAdd         ? nullptr
+                : step.operand.dims == per_channel ? &bias
+                : step.operand.dims == desc.y.dims ? &sum
+                                                   : nullptr;
+    if (slot == nullptr || *slot >= 0) return std::nullopt;
+    *slot = static_cast<int>(i);
+  }
+  if (bias < 0) return std::nullopt;
+  return std::array<int, 3>{bias, sum, static_cast<int>(n - 1)};
+}
+
 }  // namespace
 
 std::vector<int64_t> PackedFilterStrides(const std::vector<int64_t>& dims) {
@@ -223,6 +252,10 @@ struct DnnConvolution::State {
   size_t workspace_bytes = 0, packed_bytes = 0;
   bool found = false;
   int algo = 0;
+  // Steps that are a bias, maybe a tensor added, then ReLU run in the convolution's own call
+  // (cudnnConvolutionBiasActivationForward): the steps' indices, -1 when absent.
+  bool fused = false;
+  int fused_bias = -1, fused_sum = -1, fused_relu = -1;
 
   ~State() {  // also when the constructor threw halfway
     const DnnApi& api = Dnn().api;
@@ -294,6 +327,12 @@ DnnConvolution::DnnConvolution(const DnnConvDesc& desc, size_t workspace_bytes)
                                 fmt::join(out, "x"), fmt::join(desc.y.dims, "x")),
                     0);
   }
+  if (std::optional<std::array<int, 3>> fused = BiasSumRelu(desc)) {
+    s.fused = true;
+    s.fused_bias = (*fused)[0];
+    s.fused_sum = (*fused)[1];
+    s.fused_relu = (*fused)[2];
+  }
   s.operands.assign(desc.steps.size(), nullptr);
   s.activations.assign(desc.steps.size(), nullptr);
   for (size_t i = 0; i < desc.steps.size(); ++i) {
@@ -359,6 +398,17 @@ void DnnConvolution::Run(uint64_t x, uint64_t weight, const std::vector<uint64_t
                                   scratch_bytes, returned),
                       0);
     }
+  }
+  if (s.fused) {
+    const float alpha2 = s.fused_sum >= 0 ? 1.0f : 0.0f;
+    void* z = s.fused_sum >= 0 ? pointer(operands[static_cast<size_t>(s.fused_sum)]) : pointer(y);
+    const auto bias = static_cast<size_t>(s.fused_bias);
+    const Status status = api.cudnnConvolutionBiasActivationForward(
+        handle, &one, s.x, pointer(x), s.filter, packed, s.conv, s.algo, scratch, scratch_bytes,
+        &alpha2, s.y, z, s.operands[bias], pointer(operands[bias]),
+        s.activations[static_cast<size_t>(s.fused_relu)], s.y, pointer(y));
+    if (status == kSuccess) return;
+    s.fused = false;  // cuDNN has no fused kernel for it: the steps one by one, from now on
   }
   Check(api.cudnnConvolutionForward(handle, &one, s.x, pointer(x), s.filter, packed, s.conv, s.algo,
                                     scratch, scratch_bytes, &zero, s.y, pointer(y)),

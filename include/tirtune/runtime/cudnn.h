@@ -61,7 +61,9 @@ bool CudnnAvailable(std::string* why = nullptr);
 
 /// A prepared convolution: its descriptors made once. The fastest FMA algorithm within the
 /// workspace is found by cuDNN (cudnnFindConvolutionForwardAlgorithmEx) on the first run, on the
-/// run's own buffers. Needs a current CUDA context (cuda::Context) when made and run.
+/// run's own buffers. Steps that are a bias, maybe a tensor added, then ReLU run in the
+/// convolution's own call (cudnnConvolutionBiasActivationForward) where cuDNN has a kernel for
+/// it, else one by one. Needs a current CUDA context (cuda::Context) when made and run.
 class DnnConvolution {
  public:
   /// CudaUnavailable when there is no driver or cuDNN cannot be loaded; CudaError naming the
