@@ -12,28 +12,19 @@
 #include <fmt/core.h>
 
 #include <algorithm>
-#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "tirtune/measure/builder.h"
 #include "tirtune/measure/measurer.h"
 #include "tirtune/measure/runner_pool.h"
 #include "tirtune/model/model.h"
 #include "tirtune/schedule/schedule.h"
-#include "tirtune/schedule/trace.h"
 #include "tirtune/te/workload_registry.h"
+#include "traced_kernel.h"
 
 namespace tirtune {
 namespace {
-
-double Median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 int Main(int argc, char** argv) {
   if (argc < 3) {
@@ -41,11 +32,7 @@ int Main(int argc, char** argv) {
     return 2;
   }
   Workload w = MakeWorkload(argv[1]);
-  std::ifstream in(argv[2]);
-  std::stringstream text;
-  text << in.rdbuf();
-  Schedule sch(w.func);
-  Trace::FromJson(nlohmann::json::parse(text.str())).ApplyTo(sch);
+  Schedule sch = ScheduledByTraceFile(w, argv[2]);
   const int rounds = argc > 3 ? std::atoi(argv[3]) : 8;
   const Target target = Target::Parse(argc > 4 ? argv[4] : "llvm -num-cores=2");
 

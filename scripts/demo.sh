@@ -21,6 +21,7 @@ TRIALS="${TRIALS:-300}"
 MODEL_TRIALS="${MODEL_TRIALS:-300}"
 DB="${DB:-tirtune-demo.db}"
 MODEL_DIR="${MODEL_DIR:-tirtune-demo-model}"
+mkdir -p "$(dirname "$DB")"
 WORKLOADS=(gemm:512,512,512 conv2d:1,14,14,256,256,3,1,1)
 TARGET="llvm -num-cores=2"
 tirtune="$BUILD_DIR/src/tirtune"

@@ -1,0 +1,34 @@
+// What the one-kernel benchmarks (timing_paths.cc, retime_mix.cc) share: a workload's function
+// scheduled by a trace file, and the median of samples.
+#pragma once
+
+#include <algorithm>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <vector>
+
+#include "tirtune/schedule/schedule.h"
+#include "tirtune/schedule/trace.h"
+#include "tirtune/te/workload_registry.h"
+
+namespace tirtune {
+
+inline double Median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/// `w`'s function with the trace in the JSON file `path` applied.
+inline Schedule ScheduledByTraceFile(const Workload& w, const char* path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  Schedule sch(w.func);
+  Trace::FromJson(nlohmann::json::parse(text.str())).ApplyTo(sch);
+  return sch;
+}
+
+}  // namespace tirtune
