@@ -194,10 +194,21 @@ std::vector<int> Ints(const std::vector<int64_t>& values, const char* what) {
   return out;
 }
 
-// The indices of the steps (bias, sum, ReLU) when they are a bias (one value per output
-// channel), maybe a tensor added, in either order, then ReLU; sum -1 when there is none. nullopt
-// for any other steps.
-std::optional<std::array<int, 3>> BiasSumRelu(const DnnConvDesc& desc) {
+}  // namespace
+
+std::vector<int64_t> PackedFilterStrides(const std::vector<int64_t>& dims) {
+  // Memory order K, spatial..., C: C innermost, then the spatial dimensions last to first.
+  std::vector<int64_t> strides(dims.size(), 1);
+  int64_t step = dims.size() > 1 ? dims[1] : 1;
+  for (size_t d = dims.size(); d-- > 2;) {
+    strides[d] = step;
+    step *= dims[d];
+  }
+  if (!dims.empty()) strides[0] = step;
+  return strides;
+}
+
+std::optional<std::array<int, 3>> FusedBiasSumRelu(const DnnConvDesc& desc) {
   const size_t n = desc.steps.size();
   if (n < 2 || n > 3 || desc.steps.back().kind != DnnStep::kRelu) return std::nullopt;
   std::vector<int64_t> per_channel(desc.y.dims.size(), 1);
@@ -214,20 +225,6 @@ std::optional<std::array<int, 3>> BiasSumRelu(const DnnConvDesc& desc) {
   }
   if (bias < 0) return std::nullopt;
   return std::array<int, 3>{bias, sum, static_cast<int>(n - 1)};
-}
-
-}  // namespace
-
-std::vector<int64_t> PackedFilterStrides(const std::vector<int64_t>& dims) {
-  // Memory order K, spatial..., C: C innermost, then the spatial dimensions last to first.
-  std::vector<int64_t> strides(dims.size(), 1);
-  int64_t step = dims.size() > 1 ? dims[1] : 1;
-  for (size_t d = dims.size(); d-- > 2;) {
-    strides[d] = step;
-    step *= dims[d];
-  }
-  if (!dims.empty()) strides[0] = step;
-  return strides;
 }
 
 size_t PackedFilterBytes(const DnnConvDesc& desc) {
@@ -327,7 +324,7 @@ DnnConvolution::DnnConvolution(const DnnConvDesc& desc, size_t workspace_bytes)
                                 fmt::join(out, "x"), fmt::join(desc.y.dims, "x")),
                     0);
   }
-  if (std::optional<std::array<int, 3>> fused = BiasSumRelu(desc)) {
+  if (std::optional<std::array<int, 3>> fused = FusedBiasSumRelu(desc)) {
     s.fused = true;
     s.fused_bias = (*fused)[0];
     s.fused_sum = (*fused)[1];

@@ -8,10 +8,13 @@
 // are timed (measure/gpu_worker.cc).
 #include "tirtune/offload/cudnn_plan.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <functional>
+#include <optional>
 
 #include "../graph/graph_testing.h"
 #include "offload_testing.h"
@@ -215,6 +218,41 @@ TEST(CudnnPlan, ConvolutionsWithTheirStepsAreOneCall) {
   ValueId x = g.AddInput("x", F32({1, 4, 4, 8}));
   g.AddOutput(AddOpCall(&g, "conv", "conv2d", {x, g.AddInput("w", F32({1, 1, 8, 5}))}));
   RunsLikeTheInterpreter(g);
+}
+
+// The plan of the first composite cuDNN's patterns make of `g`.
+CudnnPlan PlanOf(const Graph& g) {
+  graph::PatternFusionResult r = graph::FuseOpsByPattern(g, CudnnBackend()->Patterns());
+  for (const graph::Call& c : r.graph.calls()) {
+    if (c.attrs.Has(graph::kCodegenAttr)) return PlanCudnn(r.graph, c);
+  }
+  ADD_FAILURE() << "no composite";
+  return {};
+}
+
+// Which steps run in the convolution's own call (cudnnConvolutionBiasActivationForward): a bias,
+// maybe a residual, then ReLU; anything else runs step by step.
+TEST(CudnnPlan, BiasSumAndReluAloneRunInTheConvolutionsCall) {
+  using Fused = std::optional<std::array<int, 3>>;
+  const Conv c{.x = {1, 5, 5, 3}, .pad = 1};
+  EXPECT_EQ(cuda::FusedBiasSumRelu(PlanOf(Convolution(c, {"bias", "relu"})).conv),
+            (Fused{{0, -1, 1}}));
+  EXPECT_EQ(cuda::FusedBiasSumRelu(PlanOf(Convolution(c, {"bias", "sum", "relu"})).conv),
+            (Fused{{0, 1, 2}}));
+  // The residual first: the per-channel constant after it is the bias all the same.
+  EXPECT_EQ(cuda::FusedBiasSumRelu(PlanOf(Convolution(c, {"sum", "bias", "relu"})).conv),
+            (Fused{{1, 0, 2}}));
+  for (const std::vector<std::string>& steps :
+       std::vector<std::vector<std::string>>{{"bias"},
+                                             {"relu"},
+                                             {"sum", "relu"},
+                                             {"bias", "relu", "sum"},
+                                             {"bias", "scale", "relu"},
+                                             {"bias", "shift", "relu"},
+                                             {"bias", "relu6"}}) {
+    EXPECT_EQ(cuda::FusedBiasSumRelu(PlanOf(Convolution(c, steps)).conv), std::nullopt)
+        << fmt::format("{}", fmt::join(steps, ", "));
+  }
 }
 
 // What cuDNN's steps cannot run stays outside the composite, which keeps the convolution.

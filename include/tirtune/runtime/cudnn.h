@@ -12,8 +12,10 @@
 // composite maps onto this is the caller's (offload/cudnn_plan.h).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -55,6 +57,12 @@ std::vector<int64_t> PackedFilterStrides(const std::vector<int64_t>& dims);
 
 /// Bytes of the workspace a convolution keeps for its packed filter (rounded up to 256).
 size_t PackedFilterBytes(const DnnConvDesc& desc);
+
+/// Where `desc`'s steps are a bias (one value per output channel), maybe a tensor of the output's
+/// shape added, in either order, then ReLU: the indices of those steps {bias, sum (-1 when
+/// none), relu}, which run in the convolution's own call (cudnnConvolutionBiasActivationForward);
+/// nullopt for any other steps.
+std::optional<std::array<int, 3>> FusedBiasSumRelu(const DnnConvDesc& desc);
 
 /// True when cuDNN loads; otherwise false with the reason in `why`.
 bool CudnnAvailable(std::string* why = nullptr);
