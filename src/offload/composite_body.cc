@@ -227,7 +227,8 @@ Plan ReadBody(const Graph& outer, const Call& call, const std::string& library) 
         Decline(library, call, fmt::format("{} takes a value computed inside it", c.op));
       const graph::TensorType& t = body.value(other).type;
       const int64_t channels = type.shape.back();
-      bool per_channel = t.NumElements() == channels && t.shape.back() == channels;
+      bool per_channel =
+          !t.shape.empty() && t.NumElements() == channels && t.shape.back() == channels;
       bool constant = outer.value(call.args[other_arg]).kind == ValueKind::kConstant;
       if (c.op != "multiply" && t == type) {
         int sums = 0;

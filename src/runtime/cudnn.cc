@@ -10,6 +10,7 @@
 #include <array>
 #include <climits>
 #include <cstddef>
+#include <map>
 #include <mutex>
 #include <optional>
 
@@ -31,6 +32,7 @@ using ConvDesc = void*;
 using ActivationDesc = void*;
 using OpTensorDesc = void*;
 constexpr Status kSuccess = 0;
+constexpr Status kNotSupported = 3000;  // CUDNN_STATUS_NOT_SUPPORTED; 3001-3999 say why
 // cudnn_graph.h / cudnn_ops.h / cudnn_cnn.h enumerators.
 constexpr int kFloat = 0;                   // CUDNN_DATA_FLOAT
 constexpr int kFormatNhwc = 1;              // CUDNN_TENSOR_NHWC
@@ -56,8 +58,9 @@ struct AlgoPerf {
 #ifdef TIRTUNE_CHECK_CUDNN_H
 // Where the CUDA toolkit's headers hold cuDNN, the build checks these declarations against them
 // (src/CMakeLists.txt).
-static_assert(kSuccess == CUDNN_STATUS_SUCCESS && kFloat == CUDNN_DATA_FLOAT &&
-              kFormatNhwc == CUDNN_TENSOR_NHWC && kCrossCorrelation == CUDNN_CROSS_CORRELATION);
+static_assert(kSuccess == CUDNN_STATUS_SUCCESS && kNotSupported == CUDNN_STATUS_NOT_SUPPORTED &&
+              kFloat == CUDNN_DATA_FLOAT && kFormatNhwc == CUDNN_TENSOR_NHWC &&
+              kCrossCorrelation == CUDNN_CROSS_CORRELATION);
 static_assert(kFmaMath == CUDNN_FMA_MATH && kTensorOpMath == CUDNN_TENSOR_OP_MATH &&
               kTensorOpConversion == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION);
 static_assert(kRelu == CUDNN_ACTIVATION_RELU && kClippedRelu == CUDNN_ACTIVATION_CLIPPED_RELU &&
@@ -172,7 +175,8 @@ void Check(Status status, const std::string& call) {
                   status);
 }
 
-// One cuDNN handle per process, made on first use (it belongs to the device current then); it
+// One cuDNN handle per process, made on first use (it belongs to the device current then: a
+// process measures and runs on one device, one call at a time); it
 // runs on the default stream.
 Handle SharedHandle() {
   static std::once_flag once;
@@ -192,6 +196,36 @@ std::vector<int> Ints(const std::vector<int64_t>& values, const char* what) {
     out.push_back(static_cast<int>(v));
   }
   return out;
+}
+
+// The algorithms found in this process, by convolution (AlgorithmKey): a runner builds a new
+// kernel for every measurement of a library candidate, and cuDNN's search runs every algorithm.
+std::mutex algorithms_mutex;
+std::map<std::string, int>& Algorithms() {
+  static std::map<std::string, int> algorithms;
+  return algorithms;
+}
+
+std::string AlgorithmKey(const DnnConvDesc& d, size_t scratch_bytes) {
+  auto t = [](const DnnTensor& x) {
+    return fmt::format("{}/{}", fmt::join(x.dims, ","), fmt::join(x.strides, ","));
+  };
+  return fmt::format("x {} y {} w {} pad {} stride {} dilation {} groups {} scratch {}", t(d.x),
+                     t(d.y), fmt::join(d.weight.dims, ","), fmt::join(d.pad, ","),
+                     fmt::join(d.stride, ","), fmt::join(d.dilation, ","), d.groups, scratch_bytes);
+}
+
+bool CachedAlgorithm(const std::string& key, int* algo) {
+  std::lock_guard<std::mutex> lock(algorithms_mutex);
+  auto it = Algorithms().find(key);
+  if (it == Algorithms().end()) return false;
+  *algo = it->second;
+  return true;
+}
+
+void CacheAlgorithm(const std::string& key, int algo) {
+  std::lock_guard<std::mutex> lock(algorithms_mutex);
+  Algorithms()[key] = algo;
 }
 
 }  // namespace
@@ -216,10 +250,13 @@ std::optional<std::array<int, 3>> FusedBiasSumRelu(const DnnConvDesc& desc) {
   int bias = -1, sum = -1;
   for (size_t i = 0; i + 1 < n; ++i) {
     const DnnStep& step = desc.steps[i];
-    int* slot = step.kind != DnnStep::kAdd         ? nullptr
-                : step.operand.dims == per_channel ? &bias
-                : step.operand.dims == desc.y.dims ? &sum
-                                                   : nullptr;
+    // The fused call reads the bias as (1, K, 1, ...) with K contiguous, and the tensor added
+    // (z) with y's descriptor.
+    const DnnTensor& o = step.operand;
+    int* slot = step.kind != DnnStep::kAdd                             ? nullptr
+                : o.dims == per_channel && o.strides[1] == 1           ? &bias
+                : o.dims == desc.y.dims && o.strides == desc.y.strides ? &sum
+                                                                       : nullptr;
     if (slot == nullptr || *slot >= 0) return std::nullopt;
     *slot = static_cast<int>(i);
   }
@@ -249,12 +286,14 @@ struct DnnConvolution::State {
   size_t workspace_bytes = 0, packed_bytes = 0;
   bool found = false;
   int algo = 0;
+  std::string key;  // the convolution's descriptors, for the algorithms found in this process
   // Steps that are a bias, maybe a tensor added, then ReLU run in the convolution's own call
   // (cudnnConvolutionBiasActivationForward): the steps' indices, -1 when absent.
   bool fused = false;
   int fused_bias = -1, fused_sum = -1, fused_relu = -1;
 
   ~State() {  // also when the constructor threw halfway
+    if (x == nullptr) return;  // nothing made (x is made first): cuDNN need not be loaded
     const DnnApi& api = Dnn().api;
     for (TensorDesc t : {x, y, weight, packed}) {
       if (t != nullptr) api.cudnnDestroyTensorDescriptor(t);
@@ -287,6 +326,7 @@ DnnConvolution::DnnConvolution(const DnnConvDesc& desc, size_t workspace_bytes)
                     0);
   }
   SharedHandle();
+  s.key = AlgorithmKey(desc, s.workspace_bytes - s.packed_bytes);
   auto tensor = [&](TensorDesc* out, const DnnTensor& t, const char* name) {
     Check(api.cudnnCreateTensorDescriptor(out), "cudnnCreateTensorDescriptor");
     std::vector<int> dims = Ints(t.dims, "dimensions"), strides = Ints(t.strides, "strides");
@@ -371,6 +411,7 @@ void DnnConvolution::Run(uint64_t x, uint64_t weight, const std::vector<uint64_t
   const float one = 1.0f, zero = 0.0f;
   Check(api.cudnnTransformTensor(handle, &one, s.weight, pointer(weight), &zero, s.packed, packed),
         "cudnnTransformTensor(weight to the packed filter)");
+  if (!s.found) s.found = CachedAlgorithm(s.key, &s.algo);
   if (!s.found) {
     // cuDNN times its algorithms on these buffers (y is written, then overwritten below) and
     // ranks them fastest first; the first that succeeded within the scratch memory and did not
@@ -389,6 +430,7 @@ void DnnConvolution::Run(uint64_t x, uint64_t weight, const std::vector<uint64_t
         s.found = true;
       }
     }
+    if (s.found) CacheAlgorithm(s.key, s.algo);
     if (!s.found) {
       throw CudaError(fmt::format("cuDNN has no float32 (FMA) algorithm for this convolution "
                                   "within {} bytes of workspace ({} tried)",
@@ -405,7 +447,12 @@ void DnnConvolution::Run(uint64_t x, uint64_t weight, const std::vector<uint64_t
         &alpha2, s.y, z, s.operands[bias], pointer(operands[bias]),
         s.activations[static_cast<size_t>(s.fused_relu)], s.y, pointer(y));
     if (status == kSuccess) return;
-    s.fused = false;  // cuDNN has no fused kernel for it: the steps one by one, from now on
+    // cuDNN has no fused kernel for it: the steps one by one, from now on. Any other refusal is
+    // an error, as for the calls below.
+    if (status < kNotSupported || status >= kNotSupported + 1000) {
+      Check(status, "cudnnConvolutionBiasActivationForward");
+    }
+    s.fused = false;
   }
   Check(api.cudnnConvolutionForward(handle, &one, s.x, pointer(x), s.filter, packed, s.conv, s.algo,
                                     scratch, scratch_bytes, &zero, s.y, pointer(y)),

@@ -220,6 +220,30 @@ TEST(CudnnPlan, ConvolutionsWithTheirStepsAreOneCall) {
   RunsLikeTheInterpreter(g);
 }
 
+// cuDNN's NHWC filter format, pinned: (K, C, spatial...) stored K, spatial..., C.
+TEST(CudnnPlan, PackedFilterIsChannelsLast) {
+  EXPECT_EQ(cuda::PackedFilterStrides({6, 2, 3, 3}), (std::vector<int64_t>{18, 1, 6, 2}));
+  EXPECT_EQ(cuda::PackedFilterStrides({4, 3, 2, 2, 2}), (std::vector<int64_t>{24, 1, 12, 6, 3}));
+  EXPECT_EQ(cuda::PackedFilterStrides({5, 2, 1, 3}), (std::vector<int64_t>{6, 1, 6, 2}));
+}
+
+TEST(CudnnPlan, MoreShapes) {
+  // 3-D grouped, 1-D dilated, and an output of one pixel (bias and residual of equal shapes).
+  RunsLikeTheInterpreter(Convolution(
+      {.op = "conv3d", .x = {1, 4, 4, 5, 4}, .out = 6, .kernel = 2, .pad = 1, .groups = 2},
+      {"bias", "relu"}));
+  RunsLikeTheInterpreter(
+      Convolution({.op = "conv1d", .x = {1, 12, 3}, .out = 2, .pad = 2, .dilation = 2}, {"relu"}));
+  RunsLikeTheInterpreter(Convolution({.x = {1, 3, 3, 4}, .out = 5}, {"bias", "sum", "relu"}));
+  // One output channel times a scalar: no per-channel constant (the product stays outside).
+  Graph g;
+  ValueId x = g.AddInput("x", F32({1, 4, 4, 2}));
+  ValueId v =
+      AddOpCall(&g, "conv", "conv2d", {x, g.AddConstant("w", RandomArray({3, 3, 2, 1}, 2))});
+  g.AddOutput(AddOpCall(&g, "scaled", "multiply", {v, g.AddConstant("s", RandomArray({}, 3))}));
+  EXPECT_NE(RunsLikeTheInterpreter(g).find("for %conv"), std::string::npos);
+}
+
 // The plan of the first composite cuDNN's patterns make of `g`.
 CudnnPlan PlanOf(const Graph& g) {
   graph::PatternFusionResult r = graph::FuseOpsByPattern(g, CudnnBackend()->Patterns());
