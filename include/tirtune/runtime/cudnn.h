@@ -69,9 +69,10 @@ bool CudnnAvailable(std::string* why = nullptr);
 
 /// A prepared convolution: its descriptors made once. The fastest FMA algorithm within the
 /// workspace is found by cuDNN (cudnnFindConvolutionForwardAlgorithmEx) on the first run, on the
-/// run's own buffers. Steps that are a bias, maybe a tensor added, then ReLU run in the
-/// convolution's own call (cudnnConvolutionBiasActivationForward) where cuDNN has a kernel for
-/// it, else one by one. Needs a current CUDA context (cuda::Context) when made and run.
+/// run's own buffers, once per process for convolutions of the same descriptors. Steps that are a
+/// bias, maybe a tensor added, then ReLU run in the convolution's own call
+/// (cudnnConvolutionBiasActivationForward) where cuDNN has a kernel for it, else one by one. Needs
+/// a current CUDA context (cuda::Context) when made and run.
 class DnnConvolution {
  public:
   /// CudaUnavailable when there is no driver or cuDNN cannot be loaded; CudaError naming the
