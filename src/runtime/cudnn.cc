@@ -176,8 +176,7 @@ void Check(Status status, const std::string& call) {
 }
 
 // One cuDNN handle per process, made on first use (it belongs to the device current then: a
-// process measures and runs on one device, one call at a time); it
-// runs on the default stream.
+// process measures and runs on one device, one call at a time); it runs on the default stream.
 Handle SharedHandle() {
   static std::once_flag once;
   static Handle handle = nullptr;
@@ -215,12 +214,11 @@ std::string AlgorithmKey(const DnnConvDesc& d, size_t scratch_bytes) {
                      fmt::join(d.stride, ","), fmt::join(d.dilation, ","), d.groups, scratch_bytes);
 }
 
-bool CachedAlgorithm(const std::string& key, int* algo) {
+std::optional<int> CachedAlgorithm(const std::string& key) {
   std::lock_guard<std::mutex> lock(algorithms_mutex);
   auto it = Algorithms().find(key);
-  if (it == Algorithms().end()) return false;
-  *algo = it->second;
-  return true;
+  if (it == Algorithms().end()) return std::nullopt;
+  return it->second;
 }
 
 void CacheAlgorithm(const std::string& key, int algo) {
@@ -284,13 +282,11 @@ struct DnnConvolution::State {
   std::vector<TensorDesc> operands;         // per step; nullptr for activations
   std::vector<ActivationDesc> activations;  // per step; nullptr for the others
   size_t workspace_bytes = 0, packed_bytes = 0;
-  bool found = false;
-  int algo = 0;
+  std::optional<int> algo;  // found on the first run
   std::string key;  // the convolution's descriptors, for the algorithms found in this process
   // Steps that are a bias, maybe a tensor added, then ReLU run in the convolution's own call
-  // (cudnnConvolutionBiasActivationForward): the steps' indices, -1 when absent.
-  bool fused = false;
-  int fused_bias = -1, fused_sum = -1, fused_relu = -1;
+  // (cudnnConvolutionBiasActivationForward): FusedBiasSumRelu's indices of those steps.
+  std::optional<std::array<int, 3>> fused;
 
   ~State() {  // also when the constructor threw halfway
     if (x == nullptr) return;  // nothing made (x is made first): cuDNN need not be loaded
@@ -364,12 +360,7 @@ DnnConvolution::DnnConvolution(const DnnConvDesc& desc, size_t workspace_bytes)
                                 fmt::join(out, "x"), fmt::join(desc.y.dims, "x")),
                     0);
   }
-  if (std::optional<std::array<int, 3>> fused = FusedBiasSumRelu(desc)) {
-    s.fused = true;
-    s.fused_bias = (*fused)[0];
-    s.fused_sum = (*fused)[1];
-    s.fused_relu = (*fused)[2];
-  }
+  s.fused = FusedBiasSumRelu(desc);
   s.operands.assign(desc.steps.size(), nullptr);
   s.activations.assign(desc.steps.size(), nullptr);
   for (size_t i = 0; i < desc.steps.size(); ++i) {
@@ -411,8 +402,8 @@ void DnnConvolution::Run(uint64_t x, uint64_t weight, const std::vector<uint64_t
   const float one = 1.0f, zero = 0.0f;
   Check(api.cudnnTransformTensor(handle, &one, s.weight, pointer(weight), &zero, s.packed, packed),
         "cudnnTransformTensor(weight to the packed filter)");
-  if (!s.found) s.found = CachedAlgorithm(s.key, &s.algo);
-  if (!s.found) {
+  if (!s.algo) s.algo = CachedAlgorithm(s.key);
+  if (!s.algo) {
     // cuDNN times its algorithms on these buffers (y is written, then overwritten below) and
     // ranks them fastest first; the first that succeeded within the scratch memory and did not
     // use tensor cores is kept.
@@ -422,40 +413,40 @@ void DnnConvolution::Run(uint64_t x, uint64_t weight, const std::vector<uint64_t
               handle, s.x, pointer(x), s.filter, packed, s.conv, s.y, pointer(y), kMaxAlgorithms,
               &returned, perf.data(), scratch, scratch_bytes),
           "cudnnFindConvolutionForwardAlgorithmEx");
-    for (int i = 0; i < returned && !s.found; ++i) {
+    for (int i = 0; i < returned && !s.algo; ++i) {
       const AlgoPerf& p = perf[static_cast<size_t>(i)];
       if (p.status == kSuccess && p.memory <= scratch_bytes && p.math_type != kTensorOpMath &&
           p.math_type != kTensorOpConversion) {
         s.algo = p.algo;
-        s.found = true;
       }
     }
-    if (s.found) CacheAlgorithm(s.key, s.algo);
-    if (!s.found) {
+    if (!s.algo) {
       throw CudaError(fmt::format("cuDNN has no float32 (FMA) algorithm for this convolution "
                                   "within {} bytes of workspace ({} tried)",
                                   scratch_bytes, returned),
                       0);
     }
+    CacheAlgorithm(s.key, *s.algo);
   }
   if (s.fused) {
-    const float alpha2 = s.fused_sum >= 0 ? 1.0f : 0.0f;
-    void* z = s.fused_sum >= 0 ? pointer(operands[static_cast<size_t>(s.fused_sum)]) : pointer(y);
-    const auto bias = static_cast<size_t>(s.fused_bias);
+    const auto [bias, sum, relu] = *s.fused;
+    const float alpha2 = sum >= 0 ? 1.0f : 0.0f;
+    void* z = sum >= 0 ? pointer(operands[static_cast<size_t>(sum)]) : pointer(y);
     const Status status = api.cudnnConvolutionBiasActivationForward(
-        handle, &one, s.x, pointer(x), s.filter, packed, s.conv, s.algo, scratch, scratch_bytes,
-        &alpha2, s.y, z, s.operands[bias], pointer(operands[bias]),
-        s.activations[static_cast<size_t>(s.fused_relu)], s.y, pointer(y));
+        handle, &one, s.x, pointer(x), s.filter, packed, s.conv, *s.algo, scratch, scratch_bytes,
+        &alpha2, s.y, z, s.operands[static_cast<size_t>(bias)],
+        pointer(operands[static_cast<size_t>(bias)]), s.activations[static_cast<size_t>(relu)], s.y,
+        pointer(y));
     if (status == kSuccess) return;
     // cuDNN has no fused kernel for it: the steps one by one, from now on. Any other refusal is
     // an error, as for the calls below.
     if (status < kNotSupported || status >= kNotSupported + 1000) {
       Check(status, "cudnnConvolutionBiasActivationForward");
     }
-    s.fused = false;
+    s.fused.reset();
   }
-  Check(api.cudnnConvolutionForward(handle, &one, s.x, pointer(x), s.filter, packed, s.conv, s.algo,
-                                    scratch, scratch_bytes, &zero, s.y, pointer(y)),
+  Check(api.cudnnConvolutionForward(handle, &one, s.x, pointer(x), s.filter, packed, s.conv,
+                                    *s.algo, scratch, scratch_bytes, &zero, s.y, pointer(y)),
         "cudnnConvolutionForward");
   for (size_t i = 0; i < s.desc.steps.size(); ++i) {
     const DnnStep& step = s.desc.steps[i];
