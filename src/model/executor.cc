@@ -317,7 +317,10 @@ struct GraphExecutor::GpuState {
   cuda::DeviceBuffer workspace;            // the GPU library's scratch memory, when a call has one
 };
 
-GraphExecutor::~GraphExecutor() = default;
+GraphExecutor::~GraphExecutor() {
+  // A GPU library's kernel may own device memory of the context gpu_ holds: freed first.
+  library_kernels_.clear();
+}
 
 void GraphExecutor::LoadGpu(const std::string& dir) {
   const fs::path root(dir);

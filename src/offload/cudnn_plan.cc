@@ -101,8 +101,12 @@ CudnnPlan PlanCudnn(const Graph& outer, const Call& call) {
     d.dilation.push_back(dilation);
   }
   d.groups = groups;
-  if (cuda::PackedFilterBytes(d) > kGpuLibraryWorkspaceBytes / 2) {
-    Decline(call, fmt::format("a weight of {} bytes (the library workspace holds up to {})",
+  // A constant weight is packed once into memory of its own; any other in the workspace, on
+  // every run, leaving the rest for the convolution.
+  d.weight_constant = outer.value(call.args[p.weight]).kind == graph::ValueKind::kConstant;
+  if (!d.weight_constant && cuda::PackedFilterBytes(d) > kGpuLibraryWorkspaceBytes / 2) {
+    Decline(call, fmt::format("a weight of {} bytes that is not a constant (the library "
+                              "workspace holds up to {})",
                               cuda::PackedFilterBytes(d), kGpuLibraryWorkspaceBytes / 2));
   }
   plan.data = p.data;

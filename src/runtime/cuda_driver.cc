@@ -248,7 +248,7 @@ Context::~Context() {
   if (context_ != nullptr) a.cuDevicePrimaryCtxRelease(device_);
 }
 
-DeviceBuffer Context::Allocate(size_t bytes) {
+DeviceBuffer AllocateOnCurrentContext(size_t bytes) {
   const DriverApi& a = Api();
   CuDevicePtr ptr = 0;
   Check(a.cuMemAlloc(&ptr, bytes == 0 ? 1 : bytes),

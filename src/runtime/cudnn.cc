@@ -281,7 +281,11 @@ struct DnnConvolution::State {
   OpTensorDesc multiply = nullptr;
   std::vector<TensorDesc> operands;         // per step; nullptr for activations
   std::vector<ActivationDesc> activations;  // per step; nullptr for the others
+  // The packed filter takes the start of the workspace (packed_bytes) unless the weight is
+  // constant; then it is kept in `owned_filter`, packed from the weight at `packed_from`.
   size_t workspace_bytes = 0, packed_bytes = 0;
+  DeviceBuffer owned_filter;
+  uint64_t packed_from = 0;
   std::optional<int> algo;  // found on the first run
   std::string key;  // the convolution's descriptors, for the algorithms found in this process
   // Steps that are a bias, maybe a tensor added, then ReLU run in the convolution's own call
@@ -314,7 +318,7 @@ DnnConvolution::DnnConvolution(const DnnConvDesc& desc, size_t workspace_bytes)
   State& s = *state_;
   s.desc = desc;
   s.workspace_bytes = workspace_bytes;
-  s.packed_bytes = PackedFilterBytes(desc);
+  s.packed_bytes = desc.weight_constant ? 0 : PackedFilterBytes(desc);
   if (s.packed_bytes > workspace_bytes) {
     throw CudaError(fmt::format("the convolution's filter ({} bytes packed) does not fit the "
                                 "library workspace ({} bytes)",
@@ -396,12 +400,26 @@ void DnnConvolution::Run(uint64_t x, uint64_t weight, const std::vector<uint64_t
   }
   Handle handle = SharedHandle();
   auto pointer = [](uint64_t address) { return reinterpret_cast<void*>(address); };
-  void* packed = pointer(workspace);
   void* scratch = pointer(workspace + s.packed_bytes);
   const size_t scratch_bytes = s.workspace_bytes - s.packed_bytes;
   const float one = 1.0f, zero = 0.0f;
-  Check(api.cudnnTransformTensor(handle, &one, s.weight, pointer(weight), &zero, s.packed, packed),
+  void* packed = pointer(workspace);
+  auto pack = [&] {
+    Check(
+        api.cudnnTransformTensor(handle, &one, s.weight, pointer(weight), &zero, s.packed, packed),
         "cudnnTransformTensor(weight to the packed filter)");
+  };
+  if (!s.desc.weight_constant) {
+    pack();
+  } else {
+    if (s.owned_filter.bytes() == 0)
+      s.owned_filter = AllocateOnCurrentContext(PackedFilterBytes(s.desc));
+    packed = pointer(s.owned_filter.address());
+    if (s.packed_from != weight) {
+      pack();
+      s.packed_from = weight;
+    }
+  }
   if (!s.algo) s.algo = CachedAlgorithm(s.key);
   if (!s.algo) {
     // cuDNN times its algorithms on these buffers (y is written, then overwritten below) and

@@ -317,6 +317,35 @@ TEST(CudnnPlan, DeclinesWithTheReason) {
   EXPECT_EQ(BackendUnavailable("cudnn"), "");
 }
 
+// A constant weight is packed once, into memory of its own, so its size is not the workspace's
+// business; a weight computed at run time is packed into the workspace on every run.
+TEST(CudnnPlan, ConstantWeightsArePackedOnce) {
+  EXPECT_TRUE(PlanOf(Convolution({.x = {1, 5, 5, 3}}, {"relu"})).conv.weight_constant);
+  const int64_t channels = 2100;  // a 1x1 weight of 17.6 MB: over half the 32 MiB workspace
+  Graph big = Convolution({.x = {1, 2, 2, channels}, .out = channels, .kernel = 1}, {});
+  CudnnPlan plan = PlanOf(big);
+  EXPECT_TRUE(plan.conv.weight_constant);
+  EXPECT_GT(cuda::PackedFilterBytes(plan.conv), kGpuLibraryWorkspaceBytes / 2);
+  // The same weights as an input (no pattern check, which would keep it out of the composite).
+  auto run_time_weight = [](std::vector<int64_t> x, std::vector<int64_t> w) {
+    Graph g;
+    ValueId v = g.AddInput("x", F32(x));
+    g.AddOutput(AddOpCall(&g, "conv", "conv2d", {v, g.AddInput("w", F32(w))}));
+    return g;
+  };
+  const std::vector<graph::FusionPattern> unchecked = {
+      {"cudnn.conv2d", graph::IsOp("conv2d", {graph::Wildcard(), graph::Wildcard()})}};
+  auto plan_of = [](const Graph& f, const graph::Call& c) { return PlanCudnn(f, c); };
+  EXPECT_NE(testing::DeclineReason(run_time_weight({1, 2, 2, channels}, {1, 1, channels, channels}),
+                                   unchecked, plan_of)
+                .find(": a weight of 17640192 bytes that is not a constant (the library workspace "
+                      "holds up to 16777216)"),
+            std::string::npos);
+  EXPECT_EQ(testing::DeclineReason(run_time_weight({1, 4, 4, 8}, {1, 1, 8, 5}), unchecked, plan_of),
+            "not declined");
+  EXPECT_FALSE(PlanOf(run_time_weight({1, 4, 4, 8}, {1, 1, 8, 5})).conv.weight_constant);
+}
+
 // Running needs a GPU: without one the kernel says why, naming cuDNN or the driver.
 TEST(CudnnPlan, RunningWithoutAGpuSaysWhy) {
   std::string why;

@@ -67,6 +67,11 @@ struct DeviceInfo {
 DeviceInfo QueryDevice(int ordinal);
 
 class Context;
+class DeviceBuffer;
+
+/// `bytes` of device memory on the context current on the calling thread (a Context's), freed
+/// when the last owner lets go. CudaError when the driver refuses.
+DeviceBuffer AllocateOnCurrentContext(size_t bytes);
 
 /// Device memory, freed when the last owner lets go.
 class DeviceBuffer {
@@ -76,7 +81,7 @@ class DeviceBuffer {
   size_t bytes() const { return bytes_; }
 
  private:
-  friend class Context;
+  friend DeviceBuffer AllocateOnCurrentContext(size_t bytes);
   std::shared_ptr<uint64_t> address_;
   size_t bytes_ = 0;
 };
@@ -115,7 +120,7 @@ class Context {
 
   const DeviceInfo& info() const { return info_; }
 
-  DeviceBuffer Allocate(size_t bytes);
+  DeviceBuffer Allocate(size_t bytes) { return AllocateOnCurrentContext(bytes); }
   void CopyToDevice(const DeviceBuffer& dst, const void* src, size_t bytes);
   void CopyToHost(void* dst, const DeviceBuffer& src, size_t bytes);
   /// Sets every byte of `buffer` to `value` (ordered with launches on the default stream).

@@ -7,8 +7,9 @@
 //
 // Tensors are described by their dimensions in cuDNN's order (N, C, spatial...) and a stride for
 // each, so channels-last activations are read where they lie. The filter must be packed in one of
-// cuDNN's formats; the weight is transformed into the channels-last one (K, spatial..., C) in the
-// workspace before each convolution, from whatever strides it is stored with. How a graph's
+// cuDNN's formats; the weight is transformed into the channels-last one (K, spatial..., C), from
+// whatever strides it is stored with: once, into device memory the convolution owns, for a
+// constant weight; in the workspace before each convolution for any other. How a graph's
 // composite maps onto this is the caller's (offload/cudnn_plan.h).
 #pragma once
 
@@ -45,6 +46,10 @@ struct DnnConvDesc {
   DnnTensor x, y;
   /// The weight as stored: dimensions (K, C / groups, spatial...) and its own strides.
   DnnTensor weight;
+  /// The weight is a constant: its values at one address never change, so it is packed on the
+  /// first run into memory the convolution owns and again only when run with another address.
+  /// Otherwise it is packed into the workspace on every run.
+  bool weight_constant = false;
   /// Per spatial dimension; the padding is the same on both sides.
   std::vector<int64_t> pad, stride, dilation;
   int64_t groups = 1;
@@ -55,7 +60,8 @@ struct DnnConvDesc {
 /// filter format cuDNN calls NHWC).
 std::vector<int64_t> PackedFilterStrides(const std::vector<int64_t>& dims);
 
-/// Bytes of the workspace a convolution keeps for its packed filter (rounded up to 256).
+/// Bytes of a convolution's packed filter (rounded up to 256): the start of the workspace holds
+/// it unless the weight is constant.
 size_t PackedFilterBytes(const DnnConvDesc& desc);
 
 /// Where `desc`'s steps are a bias (one value per output channel), maybe a tensor of the output's
@@ -76,8 +82,8 @@ bool CudnnAvailable(std::string* why = nullptr);
 class DnnConvolution {
  public:
   /// CudaUnavailable when there is no driver or cuDNN cannot be loaded; CudaError naming the
-  /// call that failed (cuDNN refusing a descriptor), or when the packed filter does not fit
-  /// `workspace_bytes`.
+  /// call that failed (cuDNN refusing a descriptor), or when the packed filter of a weight that
+  /// is not constant does not fit `workspace_bytes`.
   DnnConvolution(const DnnConvDesc& desc, size_t workspace_bytes);
   ~DnnConvolution();
   DnnConvolution(const DnnConvolution&) = delete;
@@ -86,7 +92,8 @@ class DnnConvolution {
   /// Enqueues the convolution and its steps on the default stream: device addresses of x, the
   /// weight, each step's operand (`operands[i]` for steps[i]; 0 for an activation), y and a
   /// workspace of the bytes given at construction. CudaError naming the cuDNN call that refused,
-  /// or when cuDNN has no FMA algorithm for it. One caller at a time.
+  /// or when cuDNN has no FMA algorithm for it, or when the device has no memory for a constant
+  /// weight's packed filter. One caller at a time.
   void Run(uint64_t x, uint64_t weight, const std::vector<uint64_t>& operands, uint64_t y,
            uint64_t workspace);
 
