@@ -6,7 +6,7 @@
 # events after an L2 flush), then tunes the first workload briefly with `--offload measured` (the
 # library's candidate measured in the first batch, the finalists re-timed at the end) to show
 # the choice.
-# Results under $OUT (or /tmp/tirtune-gpu-offload).
+# Results under $OUT (or /tmp/tirtune-gpu-offload). MODEL_ONLY=1 runs the MODEL part alone.
 # Usage: [MODEL=FILE.onnx] bench/gpu/offload_check.sh [BUNDLE.tar.xz] [WORKLOAD ...]
 set -u
 bundle=${1:-build/tirtune-gpu-host.tar.xz}
@@ -26,6 +26,7 @@ arch=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -
 cuda="cuda -arch=sm_${arch}"
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv | tee "$results/host.txt"
 status=0
+[ "${MODEL_ONLY:-0}" = 1 ] && workloads=()
 for w in "${workloads[@]}"; do
   name=${w//[:,]/_}
   case ${w%%:*} in  # the composite cuBLAS's patterns make of the workload
@@ -47,11 +48,13 @@ for w in "${workloads[@]}"; do
     cat "$results/time_$name.err"
   fi
 done
-w=${workloads[0]}
-echo "\$ tirtune tune --target '$cuda' --workload $w --trials 64 (offload measured)"
-timeout -s TERM -k 60 300 "$T" --json tune --target "$cuda" --workload "$w" --trials 64 \
-  --db "$results/offload.db" --log "$results/tune.log" > "$results/tune.json" || status=1
-grep -iE "library|cublas|re-timed|chose|keeps" "$results/tune.log" | tail -8
+if [ ${#workloads[@]} -gt 0 ]; then
+  w=${workloads[0]}
+  echo "\$ tirtune tune --target '$cuda' --workload $w --trials 64 (offload measured)"
+  timeout -s TERM -k 60 300 "$T" --json tune --target "$cuda" --workload "$w" --trials 64 \
+    --db "$results/offload.db" --log "$results/tune.log" > "$results/tune.json" || status=1
+  grep -iE "library|cublas|re-timed|chose|keeps" "$results/tune.log" | tail -8
+fi
 # MODEL=FILE.onnx: the model compiled with every function a library can run offloaded (cuBLAS's
 # products, cuDNN's convolutions), then run on the GPU against the interpreter (run --verify).
 if [ -n "${MODEL:-}" ]; then

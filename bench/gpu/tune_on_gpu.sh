@@ -3,7 +3,7 @@
 # and tune GPU kernels there with `tirtune tune --target cuda` (candidates built by the host's
 # NVRTC, verified against the host CPU's reference and timed on the GPU by tirtune-runner
 # workers), then time the best kernel of each task the way the final numbers are timed (L2
-# flushed before every sample) and the vendor libraries on the same shapes (vs_cublas.py).
+# flushed before every sample); vs_cublas.py times the vendor libraries on the same shapes.
 # Each task's tuning stops after TUNE_SECONDS (SIGTERM: the batch in flight is committed) or its
 # trials. Results under $OUT (or /tmp/tirtune-gpu-tune): a database, logs, JSON.
 # RECORDS="WORKLOAD=TRACE ...": each schedule is first measured (`time --record`) into the
