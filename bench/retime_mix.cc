@@ -41,12 +41,7 @@ int Main(int argc, char** argv) {
     fmt::print(stderr, "build failed: {}\n", built.message);
     return 1;
   }
-  MeasureCandidate tuned;
-  tuned.object = built.object;
-  tuned.func_name = built.func_name;
-  tuned.target = target.str();
-  tuned.args = ArgSpecsOf(w.func);
-  tuned.seed = 1;
+  const MeasureCandidate tuned = CandidateOf(w, built, target);
   MeasureCandidate library = tuned;
   library.object.clear();
   library.func_name.clear();

@@ -41,12 +41,7 @@ int Main(int argc, char** argv) {
     fmt::print(stderr, "build failed: {}\n", built.message);
     return 1;
   }
-  MeasureCandidate cand;
-  cand.object = built.object;
-  cand.func_name = built.func_name;
-  cand.target = target.str();
-  cand.args = ArgSpecsOf(w.func);
-  cand.seed = 1;
+  const MeasureCandidate cand = CandidateOf(w, built, target);
 
   RunnerConfig runner_config;
   runner_config.timer = timer;

@@ -1,5 +1,5 @@
 // What the one-kernel benchmarks (timing_paths.cc, retime_mix.cc) share: a workload's function
-// scheduled by a trace file, and the median of samples.
+// scheduled by a trace file, the runner's candidate of it once built, and the median of samples.
 #pragma once
 
 #include <algorithm>
@@ -8,6 +8,8 @@
 #include <sstream>
 #include <vector>
 
+#include "tirtune/measure/builder.h"
+#include "tirtune/measure/runner.h"
 #include "tirtune/schedule/schedule.h"
 #include "tirtune/schedule/trace.h"
 #include "tirtune/te/workload_registry.h"
@@ -29,6 +31,18 @@ inline Schedule ScheduledByTraceFile(const Workload& w, const char* path) {
   Schedule sch(w.func);
   Trace::FromJson(nlohmann::json::parse(text.str())).ApplyTo(sch);
   return sch;
+}
+
+/// The runner's candidate of `built` (`w`'s function built for `target`), on seed 1.
+inline MeasureCandidate CandidateOf(const Workload& w, const BuildResult& built,
+                                    const Target& target) {
+  MeasureCandidate c;
+  c.object = built.object;
+  c.func_name = built.func_name;
+  c.target = target.str();
+  c.args = ArgSpecsOf(w.func);
+  c.seed = 1;
+  return c;
 }
 
 }  // namespace tirtune

@@ -404,21 +404,17 @@ void DnnConvolution::Run(uint64_t x, uint64_t weight, const std::vector<uint64_t
   const size_t scratch_bytes = s.workspace_bytes - s.packed_bytes;
   const float one = 1.0f, zero = 0.0f;
   void* packed = pointer(workspace);
-  auto pack = [&] {
+  if (s.desc.weight_constant) {
+    if (s.owned_filter.bytes() == 0) {
+      s.owned_filter = AllocateOnCurrentContext(PackedFilterBytes(s.desc));
+    }
+    packed = pointer(s.owned_filter.address());
+  }
+  if (!s.desc.weight_constant || s.packed_from != weight) {
     Check(
         api.cudnnTransformTensor(handle, &one, s.weight, pointer(weight), &zero, s.packed, packed),
         "cudnnTransformTensor(weight to the packed filter)");
-  };
-  if (!s.desc.weight_constant) {
-    pack();
-  } else {
-    if (s.owned_filter.bytes() == 0)
-      s.owned_filter = AllocateOnCurrentContext(PackedFilterBytes(s.desc));
-    packed = pointer(s.owned_filter.address());
-    if (s.packed_from != weight) {
-      pack();
-      s.packed_from = weight;
-    }
+    s.packed_from = weight;
   }
   if (!s.algo) s.algo = CachedAlgorithm(s.key);
   if (!s.algo) {
