@@ -29,7 +29,8 @@ tar xJf "$bundle" -C "$t"
 T="$t/tirtune"
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv | tee "$results/host.txt"
 nproc | tee -a "$results/host.txt"
-cuda='cuda -arch=sm_90'
+arch=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d .)
+cuda="cuda -arch=sm_${arch}"
 status=0
 if [ -n "${DB_FROM:-}" ]; then xz -dc "$DB_FROM" > "$results/gpu_tune.db"; fi
 for record in ${RECORDS:-}; do
