@@ -7,9 +7,11 @@
 #     bests then timed alone; cuDNN's kernel is a candidate of each (`--offload measured`);
 #  2. meanwhile the library backends (offload_check.sh): cuBLASLt products and cuDNN convolutions
 #     verified and timed as library records — the GPU workers take turns through the device lock;
-#  3. after the tuning, MODEL (an ONNX file in the tree, e.g. MobileNetV2 from
-#     scripts/gen_onnx_models.py) compiled with every library function offloaded and run with
-#     `--verify --bench` on a quiet GPU;
+#  3. after the tuning, MODEL (an ONNX file in the tree: the demo's residual CNN,
+#     `scripts/gen_demo_model.py models/demo_cnn.onnx --size 224`, about 40 KB, with
+#     convolutions for cuDNN and a Gemm for cuBLAS; MobileNetV2's 14 MB with the ~30 MB bundle
+#     and the 18 MB tree comes near the device's 64 MiB) compiled with every library function
+#     offloaded and run with `--verify --bench` on a quiet GPU;
 #  4. cuBLAS and cuDNN through PyTorch on the same shapes (vs_cublas.py), the peers.
 # Results under $OUT (or /tmp/tirtune-gpu-pending): c2d/, offload/, peers.*.
 # Usage: [MODEL=FILE.onnx] [TUNE_SECONDS=300] bench/gpu/pending_check.sh [BUNDLE.tar.xz]
