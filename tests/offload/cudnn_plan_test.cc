@@ -319,7 +319,7 @@ TEST(CudnnPlan, DeclinesWithTheReason) {
 
 // A constant weight is packed once, into memory of its own, so its size is not the workspace's
 // business; a weight computed at run time is packed into the workspace on every run.
-TEST(CudnnPlan, ConstantWeightsArePackedOnce) {
+TEST(CudnnPlan, ConstantWeightsAreMarkedToBePackedOnce) {
   EXPECT_TRUE(PlanOf(Convolution({.x = {1, 5, 5, 3}}, {"relu"})).conv.weight_constant);
   const int64_t channels = 2100;  // a 1x1 weight of 17.6 MB: over half the 32 MiB workspace
   Graph big = Convolution({.x = {1, 2, 2, channels}, .out = channels, .kernel = 1}, {});
