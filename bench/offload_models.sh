@@ -6,6 +6,7 @@
 # pairs). Prints one JSON line per model: functions offloaded / tuned / default, both latencies,
 # the ratio (> 1: tirtune is faster) and the tuning time.
 # Usage: TRIALS=2000 PAIRS=3 OUT=offload-run bash bench/offload_models.sh [MODEL...]
+#   TUNE_FLAGS: more options for `tirtune tune` (e.g. --cold-weights).
 #   MODEL: resnet18 resnet50 bert_tiny mobilenet_v2 (default all four), generated into
 #   $OUT/models by scripts/gen_onnx_models.py (Debian's python3 with torch) when missing.
 set -euo pipefail
@@ -21,7 +22,7 @@ for m in "${models[@]}"; do
   start=$(date +%s.%N)
   taskset -c "0-$((THREADS - 1))" "$BUILD_DIR/src/tirtune" tune --model "$OUT/models/$m.onnx" \
     --trials "$TRIALS" --trials-per-round 32 --db "$OUT/$m.db" \
-    --target "llvm -num-cores=$THREADS" > "$OUT/$m.tune.log" 2>&1
+    --target "llvm -num-cores=$THREADS" ${TUNE_FLAGS:-} > "$OUT/$m.tune.log" 2>&1
   end=$(date +%s.%N)
   BUILD_DIR="$BUILD_DIR" bash bench/vs_onnxruntime.sh "$OUT/models/$m.onnx" --db "$OUT/$m.db" \
     --pairs "$PAIRS" --threads "$THREADS" --json-out "$OUT/$m.bench.json" > "$OUT/$m.json" \

@@ -1,7 +1,10 @@
 // What every Runner shares: status names and the argument specs of a function.
 #include "tirtune/measure/runner.h"
 
+#include <algorithm>
+
 #include "tirtune/ir/expr.h"
+#include "tirtune/ir/packed_layout.h"
 #include "tirtune/support/error.h"
 
 namespace tirtune {
@@ -28,6 +31,7 @@ const char* MeasureStatusName(MeasureStatus status) {
 
 std::vector<ArgSpec> ArgSpecsOf(const PrimFunc& func) {
   std::vector<ArgSpec> specs;
+  const std::vector<int> constants = LayoutFreeParams(func);
   for (const Buffer& b : func->params) {
     ArgSpec spec;
     spec.name = b->name;
@@ -37,6 +41,8 @@ std::vector<ArgSpec> ArgSpecsOf(const PrimFunc& func) {
       if (imm == nullptr) throw UserError("parameter " + b->name + " has a non-constant shape");
       spec.shape.push_back(imm->value);
     }
+    spec.constant = std::find(constants.begin(), constants.end(), static_cast<int>(specs.size())) !=
+                    constants.end();
     specs.push_back(std::move(spec));
   }
   return specs;

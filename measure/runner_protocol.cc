@@ -15,8 +15,9 @@ namespace tirtune {
 namespace {
 
 // Version 2 added return_outputs and outputs, version 3 `library`, version 4 the args' stated
-// values, version 5 their packed layouts; reply version 3 `restart`.
-constexpr uint32_t kRequestMagic = 0x54525135;  // "TRQ5"
+// values, version 5 their packed layouts, version 6 which are constants and the timer's
+// cold_constants; reply version 3 `restart`.
+constexpr uint32_t kRequestMagic = 0x54525136;  // "TRQ6"
 constexpr uint32_t kReplyMagic = 0x54525033;    // "TRP3"
 
 using Writer = ByteWriter;
@@ -95,12 +96,14 @@ std::string SerializeRequest(const RunRequest& request) {
     w.Pod<uint32_t>(static_cast<uint32_t>(a.values.size()));
     for (double v : a.values) w.Pod<double>(v);
     w.String(a.layout);
+    w.Pod<uint8_t>(a.constant ? 1 : 0);
   }
   w.Pod<uint64_t>(request.seed);
   w.Pod<int32_t>(request.timer.warmup);
   w.Pod<int32_t>(request.timer.repeat);
   w.Pod<double>(request.timer.min_repeat_ms);
   w.Pod<uint8_t>(request.timer.flush_cache ? 1 : 0);
+  w.Pod<uint8_t>(request.timer.cold_constants ? 1 : 0);
   w.Pod<double>(request.slow_cutoff_seconds);
   w.Pod<double>(request.reduction_length);
   WriteArrays(w, request.expected);
@@ -125,6 +128,7 @@ RunRequest DeserializeRequest(const std::string& payload) {
     uint32_t nvalues = r.Pod<uint32_t>();
     for (uint32_t v = 0; v < nvalues; ++v) a.values.push_back(r.Pod<double>());
     a.layout = r.String();
+    a.constant = r.Pod<uint8_t>() != 0;
     request.args.push_back(std::move(a));
   }
   request.seed = r.Pod<uint64_t>();
@@ -132,6 +136,7 @@ RunRequest DeserializeRequest(const std::string& payload) {
   request.timer.repeat = r.Pod<int32_t>();
   request.timer.min_repeat_ms = r.Pod<double>();
   request.timer.flush_cache = r.Pod<uint8_t>() != 0;
+  request.timer.cold_constants = r.Pod<uint8_t>() != 0;
   request.slow_cutoff_seconds = r.Pod<double>();
   request.reduction_length = r.Pod<double>();
   request.expected = ReadArrays(r);

@@ -101,6 +101,16 @@ std::vector<NDArray> SeededArgs(const RunRequest& request) {
   return args;
 }
 
+std::vector<ByteRange> ConstantArgs(const RunRequest& request, const std::vector<NDArray>& args) {
+  std::vector<ByteRange> ranges;
+  for (size_t i = 0; i < args.size() && i < request.args.size(); ++i) {
+    if (request.args[i].constant) {
+      ranges.push_back({args[i].raw(), static_cast<size_t>(args[i].nbytes())});
+    }
+  }
+  return ranges;
+}
+
 std::unique_ptr<offload::LibraryKernel> BuildRequestedLibraryKernel(
     const RunRequest& request, const std::vector<NDArray>& args, bool on_gpu,
     const offload::LibraryOptions& options) {
@@ -145,7 +155,10 @@ RunReply HandleLibraryRequest(const RunRequest& request) {
   if (std::optional<RunReply> early = ReplyBeforeTiming(request, args, first_run, &reply)) {
     return *early;
   }
-  reply.timing = TimeFunction([&] { kernel->Run(inputs, out); }, request.timer);
+  // The library reads its own copies of the constants (weights reordered at Build) too.
+  std::vector<ByteRange> constants = ConstantArgs(request, args);
+  for (const ByteRange& r : kernel->ConstantMemory()) constants.push_back(r);
+  reply.timing = TimeFunction([&] { kernel->Run(inputs, out); }, request.timer, constants);
   return reply;
 }
 
@@ -190,7 +203,8 @@ RunReply HandleRunRequest(const RunRequest& request) {
     // Step 4. Time the unchecked entry point.
     std::vector<void*> raw;
     for (NDArray& a : args) raw.push_back(a.raw());
-    reply.timing = TimeFunction([&] { kernel->RunRaw(raw.data()); }, request.timer);
+    reply.timing = TimeFunction([&] { kernel->RunRaw(raw.data()); }, request.timer,
+                                ConstantArgs(request, args));
     return reply;
   } catch (const std::exception& e) {
     return FailureReply(ReplyKind::kRuntimeError, e.what());

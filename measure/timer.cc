@@ -1,4 +1,5 @@
-// TimeFunction: number/repeat timing with a steady clock and an optional cache flush.
+// TimeFunction: number/repeat timing with a steady clock, an optional cache flush, or the
+// constant parameters evicted before every call.
 #include "tirtune/measure/timer.h"
 
 #include <algorithm>
@@ -6,6 +7,10 @@
 #include <cmath>
 #include <cstdint>
 #include <vector>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 namespace tirtune {
 namespace {
@@ -22,9 +27,54 @@ void FlushCaches() {
   for (size_t i = 0; i < buffer.size(); i += 8) buffer[i] += 1;
 }
 
+// Each call timed alone after `constants` were evicted; `number` calls per repeat as in the warm
+// timing, chosen from the fastest warm-up call.
+TimingResult TimeWithColdConstants(const std::function<void()>& fn, const TimerConfig& config,
+                                   const std::vector<ByteRange>& constants) {
+  auto cold_call = [&] {
+    for (const ByteRange& r : constants) EvictFromCaches(r);
+    return SecondsOf(fn, 1);
+  };
+  double per_call = cold_call();
+  for (int i = 1; i < config.warmup; ++i) per_call = std::min(per_call, cold_call());
+  const double min_seconds = config.min_repeat_ms / 1000.0;
+  int number = 1;
+  if (per_call < min_seconds) {
+    number = static_cast<int>(
+        std::min(std::ceil(min_seconds / std::max(per_call, 1e-9)), double{1 << 12}));
+  }
+  std::vector<double> seconds;
+  for (int r = 0; r < std::max(1, config.repeat); ++r) {
+    double sum = 0;
+    for (int n = 0; n < number; ++n) sum += cold_call();
+    seconds.push_back(sum / number);
+  }
+  return SummarizeSamples(std::move(seconds), number);
+}
+
 }  // namespace
 
-TimingResult TimeFunction(const std::function<void()>& fn, const TimerConfig& config) {
+void EvictFromCaches(const ByteRange& range) {
+  if (range.bytes == 0) return;
+  constexpr uintptr_t kLine = 64;
+  const uintptr_t begin = reinterpret_cast<uintptr_t>(range.data) & ~(kLine - 1);
+  const uintptr_t end = reinterpret_cast<uintptr_t>(range.data) + range.bytes;
+#if defined(__x86_64__)
+  for (uintptr_t a = begin; a < end; a += kLine) _mm_clflush(reinterpret_cast<const void*>(a));
+  _mm_mfence();
+#elif defined(__aarch64__)
+  for (uintptr_t a = begin; a < end; a += kLine) asm volatile("dc civac, %0" : : "r"(a) : "memory");
+  asm volatile("dsb ish" : : : "memory");
+#else
+#error "EvictFromCaches: no cache-line eviction for this architecture"
+#endif
+}
+
+TimingResult TimeFunction(const std::function<void()>& fn, const TimerConfig& config,
+                          const std::vector<ByteRange>& constants) {
+  if (config.cold_constants && !constants.empty()) {
+    return TimeWithColdConstants(fn, config, constants);
+  }
   // The warm-up calls are timed too: the fastest of them sets `number` directly, instead of a
   // doubling search that would cost about as much as the repeats themselves. Without flushing,
   // warm-up goes on past `warmup` calls until it has lasted one repeat: a function whose first

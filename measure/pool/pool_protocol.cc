@@ -18,7 +18,8 @@
 namespace tirtune::pool {
 namespace {
 
-constexpr std::string_view kProtocol = "1";
+// Version 2: the timer's cold_constants, task blobs in runner request format TRQ6.
+constexpr std::string_view kProtocol = "2";
 constexpr std::string_view kSecretTag = "tirtune-ed25519-secret";
 constexpr std::string_view kPublicTag = "tirtune-ed25519-public";
 
@@ -92,18 +93,19 @@ class FieldMap {
 };
 
 std::string TimerText(const TimerConfig& t) {
-  return fmt::format("{},{},{},{}", t.warmup, t.repeat, Number(t.min_repeat_ms),
-                     t.flush_cache ? 1 : 0);
+  return fmt::format("{},{},{},{},{}", t.warmup, t.repeat, Number(t.min_repeat_ms),
+                     t.flush_cache ? 1 : 0, t.cold_constants ? 1 : 0);
 }
 
 TimerConfig ParseTimer(const std::string& text) {
   std::vector<std::string> p = SplitCommas(text);
-  if (p.size() != 4) TT_USER_ERROR("bad field 'timer': '{}'", text.substr(0, 40));
+  if (p.size() != 5) TT_USER_ERROR("bad field 'timer': '{}'", text.substr(0, 40));
   TimerConfig t;
   t.warmup = static_cast<int>(ParseNumber("timer", p[0]));
   t.repeat = static_cast<int>(ParseNumber("timer", p[1]));
   t.min_repeat_ms = ParseNumber("timer", p[2]);
   t.flush_cache = p[3] == "1";
+  t.cold_constants = p[4] == "1";
   if (t.warmup < 0 || t.warmup > 1000 || t.repeat < 1 || t.repeat > 10000 || t.min_repeat_ms < 0 ||
       t.min_repeat_ms > 60000) {
     TT_USER_ERROR("bad field 'timer': '{}' is out of range", text);

@@ -334,6 +334,15 @@ void RunTime(const TimeCli& opts, const GlobalOptions& global) {
     }
   }
   MeasureTask task = MakeMeasureTask(f.original, target, opts.seed, reference_config, library);
+  const bool cold = opts.timer.cold_constants &&
+                    (!library.empty() || std::any_of(task.args.begin(), task.args.end(),
+                                                     [](const ArgSpec& a) { return a.constant; }));
+  if (opts.timer.cold_constants && !cold) {
+    fmt::print(stderr,
+               "note: {} has no constant weights (no tirtune.layout_free parameters): "
+               "--cold-weights times it warm\n",
+               f.label);
+  }
   Measurer measurer(BuilderConfig{}, *runner);
   MeasureResult r = measurer.Measure(task, {f.scheduled}).front();
   switch (r.status) {
@@ -371,8 +380,9 @@ void RunTime(const TimeCli& opts, const GlobalOptions& global) {
     fmt::print("{}\n", j.dump(2));
     return;
   }
-  fmt::print("{}: {:.4f} ms, {:.1f} GFLOP/s ({} repeats of {} runs, cv {:.1f}%)\n", f.label,
-             r.median * 1e3, gflops, r.seconds.size(), r.number, cv * 100);
+  fmt::print("{}: {:.4f} ms, {:.1f} GFLOP/s ({} repeats of {} runs, cv {:.1f}%{})\n", f.label,
+             r.median * 1e3, gflops, r.seconds.size(), r.number, cv * 100,
+             cold ? "; weights evicted before each run" : "");
   fmt::print("  verified against the {} (max abs error {:.2g}); compiled in {:.0f} ms for {}{}\n",
              task.reference_source, r.max_abs_error, compile_ms, target.str(),
              opts.runner.remote() ? "; measured on " + r.device : std::string());
@@ -408,7 +418,14 @@ void AddCompileCommands(CLI::App& app, const GlobalOptions& global) {
   time_cmd->add_option("--repeat", time->timer.repeat, "timed repeats")->capture_default_str();
   time_cmd->add_option("--min-repeat-ms", time->timer.min_repeat_ms, "minimum length of a repeat")
       ->capture_default_str();
-  time_cmd->add_flag("--flush-cache", time->timer.flush_cache, "flush caches between repeats");
+  CLI::Option* flush =
+      time_cmd->add_flag("--flush-cache", time->timer.flush_cache, "flush caches between repeats");
+  time_cmd
+      ->add_flag("--cold-weights", time->timer.cold_constants,
+                 "evict the function's constant weights (its layout-free parameters) from the "
+                 "caches before every call, the rest staying warm (a GPU's samples each start "
+                 "after an L2 flush anyway)")
+      ->excludes(flush);
   time_cmd->add_option("--seed", time->seed, "seed of the random inputs")->capture_default_str();
   time_cmd->add_option("--timeout", time->timeout_s, "seconds the kernel may take, all runs")
       ->capture_default_str();

@@ -258,9 +258,16 @@ void AddTuneCommand(CLI::App& app, const GlobalOptions& global) {
                   "parallel compilations (default: hardware threads)");
   cmd->add_option("--timeout", opts->options.runner.timeout_s, "seconds per candidate run")
       ->capture_default_str();
-  cmd->add_flag("--flush-cache", opts->options.runner.timer.flush_cache,
-                "time every candidate on cold caches: one call after a cache flush per sample, "
-                "as a kernel runs inside a model whose other layers evicted its data");
+  CLI::Option* flush = cmd->add_flag(
+      "--flush-cache", opts->options.runner.timer.flush_cache,
+      "time every candidate on cold caches: one call after a cache flush per sample, as a kernel "
+      "runs inside a model whose other layers evicted its data");
+  cmd->add_flag("--cold-weights", opts->options.runner.timer.cold_constants,
+                "time every call of a candidate with the function's constant weights (a model's, "
+                "or a workload's layout-free parameters) evicted from the caches and its other "
+                "data warm, as a layer runs inside a model (records of one database should all "
+                "be timed one way)")
+      ->excludes(flush);
   opts->runner.AddOptions(cmd);
   cmd->add_option("--log", opts->log_file, "log file (default: DB.log)");
   cmd->add_option("--model", opts->onnx_models,

@@ -268,6 +268,45 @@ graph::Pattern ViewedOperand(const graph::Pattern& x) {
   return graph::IsOp("reshape", {moved}) | moved | graph::IsOp("reshape", {x});
 }
 
+std::optional<FoldedScaleShift> FoldScaleShift(const Graph& outer, const Call& call,
+                                               const Plan& plan, int64_t channels) {
+  if (plan.weight < 0 || plan.weight_view) return std::nullopt;
+  const graph::Value& w = outer.value(call.args[plan.weight]);
+  if (w.kind != ValueKind::kConstant || w.type.dtype != DataType::Float(32)) return std::nullopt;
+  if (plan.bias >= 0 && outer.value(call.args[plan.bias]).kind != ValueKind::kConstant) {
+    return std::nullopt;
+  }
+  FoldedScaleShift f;
+  while (f.post_ops < plan.post.size() && (plan.post[f.post_ops].kind == PostOp::kMul ||
+                                           plan.post[f.post_ops].kind == PostOp::kAdd)) {
+    ++f.post_ops;
+  }
+  if (f.post_ops == 0) return std::nullopt;
+  std::vector<float> scale(channels, 1.0f);
+  f.bias.assign(channels, 0.0f);
+  if (plan.bias >= 0) {
+    const float* b = outer.value(call.args[plan.bias]).data.data<float>();
+    f.bias.assign(b, b + channels);
+  }
+  for (size_t i = 0; i < f.post_ops; ++i) {
+    const float* d = outer.value(call.args[plan.post[i].addend]).data.data<float>();
+    for (int64_t c = 0; c < channels; ++c) {
+      if (plan.post[i].kind == PostOp::kMul) {
+        scale[c] *= d[c];
+        f.bias[c] *= d[c];
+      } else {
+        f.bias[c] += d[c];
+      }
+    }
+  }
+  f.weight = NDArray::Empty(w.data.shape(), DataType::Float(32));
+  const float* from = w.data.data<float>();
+  float* to = f.weight.data<float>();
+  const int64_t inner = plan.main->op == "dense" ? w.data.shape().back() : 1;
+  for (int64_t i = 0; i < f.weight.size(); ++i) to[i] = from[i] * scale[(i / inner) % channels];
+  return f;
+}
+
 void CheckByBuilding(std::vector<graph::FusionPattern>* patterns,
                      std::function<void(const Graph&, const Call&)> build) {
   for (graph::FusionPattern& p : *patterns) {

@@ -52,6 +52,22 @@ struct Plan {
   std::vector<PostOp> post;
 };
 
+/// A batch norm's scale and shift (per-channel constants multiplied and added, after
+/// SimplifyInference) right after the primitive, folded into its constant weight and bias:
+/// (x * W + b) * s + t is x * (W s) + (b s + t).
+struct FoldedScaleShift {
+  NDArray weight;           // the weight's shape, each output channel scaled
+  std::vector<float> bias;  // one per output channel: the bias (or 0) through the same steps
+  size_t post_ops = 0;      // how many of the plan's first post-ops it replaces
+};
+
+/// The fold of `plan` (of composite call `call` of `outer`; `channels` outputs), or nullopt when
+/// nothing folds: no float32 constant weight read in place, a bias that is not a constant, or
+/// no per-channel multiply or add first among the post-ops. The output channel is the weight's
+/// last axis (a convolution's [spatial..., C, K]), a dense's first ([N, K]).
+std::optional<FoldedScaleShift> FoldScaleShift(const graph::Graph& outer, const graph::Call& call,
+                                               const Plan& plan, int64_t channels);
+
 /// Throws LibraryDeclined: "LIBRARY cannot run OP: WHY" (LIBRARY: "oneDNN", "cuBLAS").
 [[noreturn]] void Decline(const std::string& library, const graph::Call& call,
                           const std::string& why);

@@ -11,6 +11,7 @@
 #include "gpu_library_kernel.h"
 #include "tirtune/offload/cudnn_plan.h"
 #include "tirtune/offload/library.h"
+#include "tirtune/runtime/cuda_driver.h"
 
 namespace tirtune::offload {
 namespace {
@@ -27,9 +28,13 @@ class CudnnKernel : public GpuLibraryKernel {
     CheckArity(args);
     Prepare();
     std::vector<uint64_t> operands;
-    for (int arg : plan_.step_operands) operands.push_back(Address(args, arg));
-    conv_->Run(Address(args, plan_.data), Address(args, plan_.weight), operands,
-               reinterpret_cast<uint64_t>(out), options().gpu_workspace);
+    for (int arg : plan_.step_operands) {
+      operands.push_back(arg == kFoldedBias ? folded_bias_.address() : Address(args, arg));
+    }
+    const uint64_t weight =
+        folded_weight_.bytes() > 0 ? folded_weight_.address() : Address(args, plan_.weight);
+    conv_->Run(Address(args, plan_.data), weight, operands, reinterpret_cast<uint64_t>(out),
+               options().gpu_workspace);
   }
 
  private:
@@ -41,14 +46,25 @@ class CudnnKernel : public GpuLibraryKernel {
     if (BuiltToRun()) Prepare();
   }
 
+  // The descriptors, and a folded weight and bias copied to the device (the host copies then
+  // let go), on the context current now.
   void Prepare() {
     if (!conv_) {
       conv_ = std::make_unique<cuda::DnnConvolution>(plan_.conv, options().gpu_workspace_bytes);
+    }
+    if (plan_.folded_weight.defined()) {
+      folded_weight_ = cuda::UploadOnCurrentContext(
+          plan_.folded_weight.raw(), static_cast<size_t>(plan_.folded_weight.nbytes()));
+      folded_bias_ = cuda::UploadOnCurrentContext(plan_.folded_bias.data(),
+                                                  plan_.folded_bias.size() * sizeof(float));
+      plan_.folded_weight = NDArray();
+      plan_.folded_bias.clear();
     }
   }
 
   CudnnPlan plan_;
   std::unique_ptr<cuda::DnnConvolution> conv_;
+  cuda::DeviceBuffer folded_weight_, folded_bias_;  // none when nothing folded
 };
 
 class Cudnn : public LibraryBackend {

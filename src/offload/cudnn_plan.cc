@@ -5,6 +5,7 @@
 #include <fmt/ranges.h>
 
 #include <limits>
+#include <optional>
 #include <vector>
 
 #include "composite_body.h"
@@ -53,7 +54,7 @@ cuda::DnnTensor PerChannel(int64_t channels, size_t rank) {
 
 CudnnPlan PlanCudnn(const Graph& outer, const Call& call) {
   if (call.kind != CallKind::kGraph || !call.body) Decline(call, "not a composite");
-  const body::Plan p = body::ReadBody(outer, call, kLibrary);
+  body::Plan p = body::ReadBody(outer, call, kLibrary);
   const Call& main = *p.main;
   if (main.op != "conv1d" && main.op != "conv2d" && main.op != "conv3d") {
     Decline(call, fmt::format("cuDNN runs convolutions here, not {}", main.op));
@@ -120,7 +121,15 @@ CudnnPlan PlanCudnn(const Graph& outer, const Call& call) {
     plan.step_operands.push_back(operand);
     notes.push_back(std::move(note));
   };
-  if (p.bias >= 0) step({cuda::DnnStep::kAdd, PerChannel(channels, rank)}, p.bias, "bias");
+  if (std::optional<body::FoldedScaleShift> f = body::FoldScaleShift(outer, call, p, channels)) {
+    plan.folded_weight = std::move(f->weight);
+    plan.folded_bias = std::move(f->bias);
+    p.post.erase(p.post.begin(), p.post.begin() + static_cast<std::ptrdiff_t>(f->post_ops));
+    step({cuda::DnnStep::kAdd, PerChannel(channels, rank)}, kFoldedBias,
+         p.bias >= 0 ? "bias with scale and shift folded in" : "scale and shift folded in");
+  } else if (p.bias >= 0) {
+    step({cuda::DnnStep::kAdd, PerChannel(channels, rank)}, p.bias, "bias");
+  }
   for (const PostOp& post : p.post) {
     switch (post.kind) {
       case PostOp::kSum:

@@ -262,6 +262,12 @@ DeviceBuffer AllocateOnCurrentContext(size_t bytes) {
   return buffer;
 }
 
+DeviceBuffer UploadOnCurrentContext(const void* src, size_t bytes) {
+  DeviceBuffer buffer = AllocateOnCurrentContext(bytes);
+  if (bytes > 0) Check(Api().cuMemcpyHtoD(buffer.address(), src, bytes), "cuMemcpyHtoD");
+  return buffer;
+}
+
 void Context::CopyToDevice(const DeviceBuffer& dst, const void* src, size_t bytes) {
   if (bytes > dst.bytes()) {
     throw CudaError(fmt::format("cuMemcpyHtoD: {} bytes into a buffer of {}", bytes, dst.bytes()),

@@ -73,6 +73,20 @@ TEST(PoolProtocol, AJobRoundTripsThroughStreamFields) {
   EXPECT_EQ(pool::SigningText(back), pool::SigningText(j));
 }
 
+TEST(PoolProtocol, TheTimersColdWeightsTravel) {
+  pool::Job j = SampleJob();
+  j.timer.cold_constants = true;
+  EXPECT_TRUE(pool::ParseJob(Pairs(pool::JobFields(j))).timer.cold_constants);
+  EXPECT_FALSE(pool::ParseJob(Pairs(pool::JobFields(SampleJob()))).timer.cold_constants);
+  Fields f = Pairs(pool::JobFields(SampleJob()));
+  for (const char* bad : {"1,3,10,0", "1,3,10,0,1,9"}) {  // the fields of version 1; one too many
+    for (auto& p : f) {
+      if (p.first == "timer") p.second = bad;
+    }
+    EXPECT_THROW(pool::ParseJob(f), UserError) << bad;
+  }
+}
+
 TEST(PoolProtocol, AMalformedJobNamesTheField) {
   Fields f = Pairs(pool::JobFields(SampleJob()));
   Fields missing;

@@ -14,6 +14,7 @@
 #include "tirtune/codegen/build.h"
 #include "tirtune/codegen/target.h"
 #include "tirtune/interp/interpreter.h"
+#include "tirtune/ir/packed_layout.h"
 #include "tirtune/ir/parser.h"
 #include "tirtune/measure/runner_pool.h"
 #include "tirtune/measure/runner_worker.h"
@@ -64,9 +65,11 @@ TEST(RunnerProtocol, RequestAndReplyRoundTrip) {
   request.func_name = "f";
   request.target = "llvm";
   request.args = {{"A", {2, 3}, DataType::Float(16), {}}, {"c", {}, DataType::Float(32), {1.5}}};
+  request.args[1].constant = true;
   request.seed = 99;
   request.timer.repeat = 7;
   request.timer.flush_cache = true;
+  request.timer.cold_constants = true;
   request.reduction_length = 4096;
   NDArray e = NDArray::Empty({2, 3}, DataType::Float(16));
   e.FillRandom(1);
@@ -77,6 +80,9 @@ TEST(RunnerProtocol, RequestAndReplyRoundTrip) {
   EXPECT_EQ(back.args[0].dtype, DataType::Float(16));
   EXPECT_TRUE(back.args[0].values.empty());
   EXPECT_EQ(back.args[1].values, std::vector<double>{1.5});
+  EXPECT_FALSE(back.args[0].constant);
+  EXPECT_TRUE(back.args[1].constant);
+  EXPECT_TRUE(back.timer.cold_constants);
   EXPECT_EQ(back.seed, 99u);
   EXPECT_EQ(back.timer.repeat, 7);
   EXPECT_TRUE(back.timer.flush_cache);
@@ -126,6 +132,41 @@ TEST(RunnerWorker, SeededArgsAreDrawnOnceAndHandedOutAsFreshCopies) {
   EXPECT_THROW(SeededArgs(request), UserError);
   request.args[1].values = {};
   EXPECT_NE(SeededArgs(request)[1].GetDouble(0), 7);
+}
+
+TEST(Runner, ArgSpecsMarkTheLayoutFreeParametersConstant) {
+  PrimFunc f = WithLayoutFreeParams(ParsePrimFunc(kGemm), {1});
+  std::vector<ArgSpec> specs = ArgSpecsOf(f);
+  ASSERT_EQ(specs.size(), 3u);
+  EXPECT_FALSE(specs[0].constant);
+  EXPECT_TRUE(specs[1].constant);
+  EXPECT_FALSE(specs[2].constant);
+  for (const ArgSpec& s : ArgSpecsOf(ParsePrimFunc(kGemm))) EXPECT_FALSE(s.constant);
+}
+
+TEST(RunnerWorker, TheConstantArgumentsAreWhatColdWeightsEvict) {
+  RunRequest request;
+  request.args = {{"A", {4, 8}, DataType::Float(32), {}}, {"B", {8, 2}, DataType::Float(32), {}}};
+  request.args[1].constant = true;
+  std::vector<NDArray> args = SeededArgs(request);
+  std::vector<ByteRange> ranges = ConstantArgs(request, args);
+  ASSERT_EQ(ranges.size(), 1u);
+  EXPECT_EQ(ranges[0].data, args[1].raw());
+  EXPECT_EQ(ranges[0].bytes, 8u * 2 * sizeof(float));
+  request.args[1].constant = false;
+  EXPECT_TRUE(ConstantArgs(request, args).empty());
+}
+
+TEST(Runner, AGemmWithColdWeightsIsVerifiedAndTimed) {
+  RunnerConfig config = SmallConfig();
+  config.timer.cold_constants = true;
+  RunnerPool pool(config);
+  MeasureCandidate c = Candidate(kGemm);
+  c.args[1].constant = true;
+  MeasureResult r = pool.MeasureOne(c);
+  EXPECT_EQ(r.status, MeasureStatus::kOk) << r.message;
+  EXPECT_EQ(r.seconds.size(), 3u);
+  EXPECT_GT(r.median, 0);
 }
 
 TEST(Runner, GoodGemmMeasuresOk) {

@@ -1,6 +1,6 @@
 // TimeFunction: the number of calls per repeat comes from the warm-up (one repeat's time of
 // calls) so that a repeat lasts `min_repeat_ms`; with cache flushing every repeat is a single call
-// after a flush.
+// after a flush; with cold constants every call is timed alone after they were evicted.
 #include "tirtune/measure/timer.h"
 
 #include <gtest/gtest.h>
@@ -60,6 +60,54 @@ TEST(TimeFunction, FlushingMakesEveryRepeatOneCall) {
   EXPECT_EQ(r.number, 1);
   ASSERT_EQ(r.seconds.size(), 4u);
   EXPECT_EQ(calls, config.warmup + 4);
+}
+
+TEST(TimeFunction, ColdConstantsTimeEachCallAfterEvictingThem) {
+  std::vector<float> weights(1 << 16, 1.5f);
+  int calls = 0;
+  double sum = 0;
+  TimerConfig config;
+  config.warmup = 2;
+  config.repeat = 3;
+  config.min_repeat_ms = 2;
+  config.cold_constants = true;
+  TimingResult r = TimeFunction(
+      [&] {
+        ++calls;
+        for (float w : weights) sum += w;
+        Spin(1e-4);
+      },
+      config, {{weights.data(), weights.size() * sizeof(float)}});
+  ASSERT_EQ(r.seconds.size(), 3u);
+  EXPECT_GT(r.number, 1);  // 0.1 ms calls, repeats of 2 ms
+  // Warm-up is exactly `warmup` calls here: no warm-up "until a repeat's time".
+  EXPECT_EQ(calls, config.warmup + 3 * r.number);
+  EXPECT_EQ(sum, 1.5 * weights.size() * calls);  // eviction keeps the contents
+  for (double s : r.seconds) EXPECT_GE(s, 1e-4);
+}
+
+TEST(TimeFunction, ColdConstantsWithoutConstantsIsTheWarmTiming) {
+  int calls = 0;
+  TimerConfig config;
+  config.repeat = 3;
+  config.min_repeat_ms = 5;
+  config.cold_constants = true;
+  TimingResult r = TimeFunction(
+      [&] {
+        ++calls;
+        Spin(1e-4);
+      },
+      config);
+  EXPECT_GT(r.number, 1);
+  EXPECT_GT(calls - 3 * r.number, config.warmup);  // the warm timing's long warm-up
+}
+
+TEST(EvictFromCaches, KeepsTheContentsOfAnUnalignedRange) {
+  std::vector<char> bytes(1000);
+  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<char>(i * 7);
+  EvictFromCaches({bytes.data() + 3, 997});
+  EvictFromCaches({bytes.data(), 0});
+  for (size_t i = 0; i < bytes.size(); ++i) ASSERT_EQ(bytes[i], static_cast<char>(i * 7));
 }
 
 }  // namespace

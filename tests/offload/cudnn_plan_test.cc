@@ -134,12 +134,16 @@ std::string RunsLikeTheInterpreter(const Graph& g, int composites = 1) {
       [](const Graph& f, const graph::Call& call, const std::vector<const NDArray*>& args,
          NDArray& out) {
         CudnnPlan plan = PlanCudnn(f, call);
-        auto data = [&](int arg) {
+        auto data = [&](int arg) -> const float* {
+          if (arg == kFoldedBias) return plan.folded_bias.data();
           return arg < 0 ? nullptr : static_cast<const float*>(args[arg]->raw());
         };
         std::vector<const float*> operands;
         for (int arg : plan.step_operands) operands.push_back(data(arg));
-        EmulateDnnConvolution(plan.conv, data(plan.data), data(plan.weight), operands,
+        const float* weight = plan.folded_weight.defined()
+                                  ? static_cast<const float*>(plan.folded_weight.raw())
+                                  : data(plan.weight);
+        EmulateDnnConvolution(plan.conv, data(plan.data), weight, operands,
                               static_cast<float*>(out.raw()));
         return CudnnBackend()->Build(f, call, {})->Describe();
       },
@@ -195,7 +199,8 @@ TEST(CudnnPlan, ConvolutionsWithTheirStepsAreOneCall) {
   d = RunsLikeTheInterpreter(
       Convolution({.x = {2, 9, 8, 6}, .out = 6, .stride = 2, .pad = 2, .dilation = 2, .groups = 3},
                   {"bias", "scale", "shift", "relu6"}));
-  EXPECT_NE(d.find("(stride 2, pad 2, dilation 2, groups 3; bias, multiply, add, clip(0, 6))"),
+  EXPECT_NE(d.find("(stride 2, pad 2, dilation 2, groups 3; bias with scale and shift folded "
+                   "in, clip(0, 6))"),
             std::string::npos)
       << d;
   // Depthwise (one group per channel), with a residual added before the activation.
@@ -266,17 +271,59 @@ TEST(CudnnPlan, BiasSumAndReluAloneRunInTheConvolutionsCall) {
   // The residual first: the per-channel constant after it is the bias all the same.
   EXPECT_EQ(cuda::FusedBiasSumRelu(PlanOf(Convolution(c, {"sum", "bias", "relu"})).conv),
             (Fused{{1, 0, 2}}));
+  // A batch norm's scale and shift right after the convolution are folded into the weight and
+  // the bias (one is made when there is none): one call all the same.
+  for (const std::vector<std::string>& steps :
+       std::vector<std::vector<std::string>>{{"bias", "scale", "relu"},
+                                             {"bias", "shift", "relu"},
+                                             {"scale", "shift", "relu"},
+                                             {"bias", "scale", "shift", "sum", "relu"}}) {
+    CudnnPlan plan = PlanOf(Convolution(c, steps));
+    EXPECT_TRUE(plan.folded_weight.defined());
+    EXPECT_EQ(plan.step_operands.front(), kFoldedBias);
+    EXPECT_TRUE(cuda::FusedBiasSumRelu(plan.conv).has_value())
+        << fmt::format("{}", fmt::join(steps, ", "));
+  }
   for (const std::vector<std::string>& steps :
        std::vector<std::vector<std::string>>{{"bias"},
                                              {"relu"},
                                              {"sum", "relu"},
                                              {"bias", "relu", "sum"},
-                                             {"bias", "scale", "relu"},
-                                             {"bias", "shift", "relu"},
+                                             {"bias", "relu", "scale"},
                                              {"bias", "relu6"}}) {
     EXPECT_EQ(cuda::FusedBiasSumRelu(PlanOf(Convolution(c, steps)).conv), std::nullopt)
         << fmt::format("{}", fmt::join(steps, ", "));
   }
+}
+
+// The folded weight and bias compute what the convolution, bias, scale and shift do (each
+// checked against the interpreter); what is not right after the convolution, or a weight that
+// is not a constant, is not folded.
+TEST(CudnnPlan, AScaleAndShiftAfterTheConvolutionAreFoldedIntoItsWeightAndBias) {
+  const Conv c{.x = {1, 6, 5, 4}, .out = 6, .pad = 1};
+  for (const std::vector<std::string>& steps :
+       std::vector<std::vector<std::string>>{{"bias", "scale", "shift", "relu"},
+                                             {"scale", "shift", "sum", "relu"},
+                                             {"shift", "scale"},
+                                             {"bias", "scale", "relu", "shift"}}) {
+    std::string d = RunsLikeTheInterpreter(Convolution(c, steps));
+    EXPECT_NE(d.find("folded in"), std::string::npos) << d;
+  }
+  // Depthwise, with its grouped weight [3, 3, 1, K].
+  RunsLikeTheInterpreter(Convolution({.x = {1, 6, 6, 5}, .out = 5, .pad = 1, .groups = 5},
+                                     {"bias", "scale", "relu6"}));
+  // After ReLU the scale stays a step.
+  CudnnPlan after = PlanOf(Convolution(c, {"bias", "relu", "scale"}));
+  EXPECT_FALSE(after.folded_weight.defined());
+  EXPECT_EQ(after.conv.steps.size(), 3u);
+  // A weight that is an input is not folded.
+  Graph g;
+  ValueId x = g.AddInput("x", F32({1, 4, 4, 3}));
+  ValueId v = AddOpCall(&g, "conv", "conv2d", {x, g.AddInput("w", F32({1, 1, 3, 2}))});
+  g.AddOutput(AddOpCall(&g, "scale", "multiply", {v, g.AddConstant("s", RandomArray({2}, 4))}));
+  CudnnPlan input = PlanOf(g);
+  EXPECT_FALSE(input.folded_weight.defined());
+  EXPECT_NE(RunsLikeTheInterpreter(g).find("(multiply)"), std::string::npos);
 }
 
 // What cuDNN's steps cannot run stays outside the composite, which keeps the convolution.

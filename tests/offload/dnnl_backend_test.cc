@@ -96,6 +96,43 @@ TEST(DnnlBackend, ConvolutionsWithBiasesAndPostOpsMatchTheInterpreter) {
   ExpectFusedOptimized(d, "(no bias, post-ops relu + mul + add");
 }
 
+// A kernel names the memory its reordered weights and bias live in (which a timer with cold
+// weights evicts): readable, at least the constants' bytes; a product of two inputs has none.
+TEST(DnnlBackend, AKernelNamesTheMemoryOfItsConstants) {
+  for (bool constant : {true, false}) {
+    Graph g = Conv("conv2d", {1, 8, 8, 6}, {3, 3, 6, 8}, {{"pad", 1}}, {"bias", "relu"});
+    if (!constant) {  // a product of two matrices computed at run time
+      g = Graph();
+      ValueId a = g.AddInput("a", F32({8, 6}));
+      g.AddOutput(AddOpCall(&g, "mm", "matmul", {a, g.AddInput("b", F32({6, 4}))}));
+    }
+    size_t bytes = 0, ranges = 0;
+    testing::RunsLikeTheInterpreter(g, DnnlBackend()->Patterns(),
+                                    [&](const Graph& f, const graph::Call& call,
+                                        const std::vector<const NDArray*>& args, NDArray& out) {
+                                      std::unique_ptr<LibraryKernel> k =
+                                          DnnlBackend()->Build(f, call, {.threads = 2});
+                                      unsigned sum = 0;
+                                      for (const ByteRange& r : k->ConstantMemory()) {
+                                        const auto* p = static_cast<const unsigned char*>(r.data);
+                                        for (size_t i = 0; i < r.bytes; ++i) sum += p[i];
+                                        bytes += r.bytes;
+                                        ++ranges;
+                                      }
+                                      std::vector<const void*> raw;
+                                      for (const NDArray* a : args) raw.push_back(a->raw());
+                                      k->Run(raw, out.raw());
+                                      return k->Describe() + std::to_string(sum % 2);
+                                    });
+    if (constant) {
+      EXPECT_EQ(ranges, 2u);
+      EXPECT_GE(bytes, (3 * 3 * 6 * 8 + 8) * sizeof(float));
+    } else {
+      EXPECT_EQ(ranges, 0u);
+    }
+  }
+}
+
 TEST(DnnlBackend, MatrixProductsMatchTheInterpreter) {
   Graph dense;
   ValueId x = dense.AddInput("x", F32({5, 16}));

@@ -20,6 +20,7 @@
 #include "tirtune/graph/passes.h"
 #include "tirtune/graph/pattern.h"
 #include "tirtune/interp/interpreter.h"
+#include "tirtune/ir/packed_layout.h"
 #include "tirtune/measure/verify.h"
 #include "tirtune/offload/library.h"
 #include "tirtune/te/workload_registry.h"
@@ -214,6 +215,27 @@ TEST_F(TuneTest, TheLibrarysKernelIsMeasuredOnceAsARecordOfItsOwn) {
   Tune({task}, *db, o);
   EXPECT_EQ(library_records(*db, workload).size(), 1u);
   EXPECT_EQ(db->Size(), 16u);
+}
+
+// With cold weights the library's kernel (whose reordered weights it names) and the tuned
+// candidates (the composite's constants marked layout-free, as a model's are) are verified and
+// timed with their constants evicted before every call.
+TEST_F(TuneTest, WithColdWeightsTheLibrarysAndTheTunedKernelsAreMeasured) {
+  std::unique_ptr<Database> db = OpenDatabase((dir_ / "cold.db").string());
+  TuneTask task = ConvComposite();
+  task.func = WithLayoutFreeParams(task.func, {1, 2});
+  TuneOptions o = SmallOptions(8);
+  o.runner.timer.cold_constants = true;
+  TuneResult r = Tune({task}, *db, o);
+  ASSERT_TRUE(r.tasks[0].best_seconds.has_value());
+  size_t ok = 0, library = 0;
+  for (const TuningRecord& rec : db->RecordsOf(r.tasks[0].workload)) {
+    ok += rec.status == RecordStatus::kOk ? 1 : 0;
+    std::optional<Schedule> sch = ReplayRecord(task.func, rec.trace);
+    library += sch && !OffloadedComposite(sch->func()).empty() ? 1 : 0;
+  }
+  EXPECT_EQ(ok, db->RecordsOf(r.tasks[0].workload).size());
+  EXPECT_EQ(library, 1u);
 }
 
 // The library's record and a tuned one that comes close (here: stored with equal times, 100 ns,

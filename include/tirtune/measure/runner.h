@@ -71,7 +71,8 @@ struct MeasureCandidate {
   std::string library;
 };
 
-/// The argument specs of `func`'s parameters; their shapes must be constant.
+/// The argument specs of `func`'s parameters, its layout-free ones (a model's weights) marked
+/// constant; their shapes must be constant.
 std::vector<ArgSpec> ArgSpecsOf(const PrimFunc& func);
 
 /// Cutting slow candidates short while tuning (RunnerPool::Measure): a candidate far slower than

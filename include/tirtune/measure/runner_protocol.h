@@ -28,6 +28,9 @@ struct ArgSpec {
   /// the tensor of `shape` as always and passes it packed, so every candidate sees the same
   /// numbers.
   std::string layout = {};
+  /// A constant of the model (a weight: one of the function's layout-free parameters). With
+  /// TimerConfig::cold_constants it is evicted from the caches before every timed call.
+  bool constant = false;
 };
 
 /// Sets each array whose spec states values to those values. UserError when a count does not

@@ -35,6 +35,10 @@ std::optional<RunReply> ReplyBeforeTiming(const RunRequest& request, std::vector
 /// all are: a GEMM 4096^3's 48 M values are drawn once, not once per candidate).
 std::vector<NDArray> SeededArgs(const RunRequest& request);
 
+/// The memory a timer with cold constants (TimerConfig::cold_constants) evicts before each call
+/// of a candidate run on `args`: the arguments the request's specs mark constant.
+std::vector<ByteRange> ConstantArgs(const RunRequest& request, const std::vector<NDArray>& args);
+
 /// The library's kernel of a library candidate (RunRequest::library) on `args`, its seeded
 /// parameters (the composite's arguments, any of which may be a constant, then its result),
 /// built with `options`; the backend must run on a GPU exactly when `on_gpu`. Throws what the

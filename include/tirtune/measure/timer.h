@@ -1,16 +1,20 @@
 // Timing a function in this process: warm-up, `number` calls per repeat chosen from the warm-up
 // so a repeat lasts at least `min_repeat_ms`, `repeat` repeats; or, flushing caches, one call per
-// repeat after each flush.
+// repeat after each flush; or, with cold constants, each call timed alone after its constant
+// parameters were evicted from the caches.
 #pragma once
 
 #include <functional>
 #include <vector>
 
+#include "tirtune/support/byte_range.h"
+
 namespace tirtune {
 
 struct TimerConfig {
-  /// Calls before timing starts (at least one is made; the fastest sets `number`). Without
-  /// flushing, warm-up goes on until it has lasted `min_repeat_ms`. Default 1.
+  /// Calls before timing starts (at least one is made; the fastest sets `number`). Warm (not
+  /// flushing, constants not cold), warm-up goes on until it has lasted `min_repeat_ms`.
+  /// Default 1.
   int warmup = 1;
   /// Timed repeats; each gives one sample. Default 5.
   int repeat = 5;
@@ -21,7 +25,18 @@ struct TimerConfig {
   /// repeat one call (`min_repeat_ms` is ignored): each sample is a call on cold caches, as a
   /// kernel runs inside a model whose other layers evicted its weights. Default false.
   bool flush_cache = false;
+  /// Before every call, evict the kernel's constant parameters (a model's weights,
+  /// ArgSpec::constant) from every cache level, the rest staying warm; each call is timed on
+  /// its own, the evictions untimed, a repeat being `number` such calls (at most 4,096: a repeat
+  /// of calls under a few microseconds may last less than `min_repeat_ms`), after exactly
+  /// `warmup` calls. Each call then reads its weights from memory and its activations from
+  /// cache, as inside a model, whose other layers' weights pushed this one's out. A function
+  /// without constants is timed warm. Default false.
+  bool cold_constants = false;
 };
+
+/// Writes back and invalidates every cache line of `range` in every cache level.
+void EvictFromCaches(const ByteRange& range);
 
 struct TimingResult {
   /// Seconds per call, one sample per repeat.
@@ -33,7 +48,10 @@ struct TimingResult {
   double cv = 0;
 };
 
-TimingResult TimeFunction(const std::function<void()>& fn, const TimerConfig& config = {});
+/// Times `fn`. With `config.cold_constants`, `constants` are evicted before every call
+/// (warm-up calls included); without it they are ignored.
+TimingResult TimeFunction(const std::function<void()>& fn, const TimerConfig& config = {},
+                          const std::vector<ByteRange>& constants = {});
 
 /// The result of samples (seconds per call) timed elsewhere (a GPU's events): their median and
 /// coefficient of variation.

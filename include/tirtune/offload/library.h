@@ -19,6 +19,7 @@
 
 #include "tirtune/graph/graph.h"
 #include "tirtune/graph/pattern.h"
+#include "tirtune/support/byte_range.h"
 #include "tirtune/support/error.h"
 
 namespace tirtune::offload {
@@ -41,6 +42,9 @@ class LibraryKernel {
   /// What the library runs, for messages: "oneDNN convolution (NHWC, weights reordered to
   /// Acdb16a) + sum + eltwise_relu".
   virtual std::string Describe() const = 0;
+  /// Host memory holding the kernel's own copies of constant operands (weights reordered at
+  /// Build), which a timer with cold constants evicts before every call; none by default.
+  virtual std::vector<ByteRange> ConstantMemory() const { return {}; }
 };
 
 /// The scratch memory a GPU library's kernels are given (cuBLASLt's algorithms take up to a few

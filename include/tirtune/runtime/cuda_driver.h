@@ -72,6 +72,9 @@ class DeviceBuffer;
 /// `bytes` of device memory on the context current on the calling thread (a Context's), freed
 /// when the last owner lets go. CudaError when the driver refuses.
 DeviceBuffer AllocateOnCurrentContext(size_t bytes);
+/// `bytes` of device memory on the current context holding a copy of host memory `src`.
+/// CudaError when the driver refuses.
+DeviceBuffer UploadOnCurrentContext(const void* src, size_t bytes);
 
 /// Device memory, freed when the last owner lets go.
 class DeviceBuffer {

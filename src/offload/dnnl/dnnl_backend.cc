@@ -187,6 +187,17 @@ class DnnlKernel : public LibraryKernel {
 
   std::string Describe() const override { return describe_; }
 
+  std::vector<ByteRange> ConstantMemory() const override {
+    std::vector<ByteRange> ranges;
+    auto add = [&](const memory& m) {
+      if (m) ranges.push_back({m.get_data_handle(), m.get_desc().get_size()});
+    };
+    if (weights_constant_) add(weights_);
+    if (bias_constant_) add(bias_);
+    for (const auto& [index, m] : binary_) add(m);
+    return ranges;
+  }
+
  private:
   bool HasBias() const { return plan_.bias >= 0 || folded_; }
 
@@ -204,47 +215,18 @@ class DnnlKernel : public LibraryKernel {
     main_type_.shape.insert(main_type_.shape.begin(), 1);
   }
 
-  // (x * W + b) * s + t with per-channel constants s and t, right after the primitive, is
-  // x * (W s) + (b s + t): folded into constant weights and the bias here, so that oneDNN sees
-  // no binary post-op (with which it has no fast kernel once a sum follows).
+  // A batch norm's scale and shift right after the primitive folded into constant weights and
+  // the bias (body::FoldScaleShift), so that oneDNN sees no binary post-op (with which it has no
+  // fast kernel once a sum follows).
   void FoldScaleShift(const Graph& graph, const Call& call) {
-    if (plan_.weight < 0 || plan_.weight_view) return;
-    const graph::Value& w = graph.value(call.args[plan_.weight]);
-    if (w.kind != ValueKind::kConstant || w.type.dtype != DataType::Float(32)) return;
-    if (plan_.bias >= 0 && graph.value(call.args[plan_.bias]).kind != ValueKind::kConstant) return;
-    size_t k = 0;
-    while (k < plan_.post.size() &&
-           (plan_.post[k].kind == PostOp::kMul || plan_.post[k].kind == PostOp::kAdd)) {
-      ++k;
-    }
-    if (k == 0) return;
-    const int64_t channels = out_type_.shape.back();
-    std::vector<float> scale(channels, 1.0f), shift(channels, 0.0f);
-    if (plan_.bias >= 0) {
-      const float* b = graph.value(call.args[plan_.bias]).data.data<float>();
-      shift.assign(b, b + channels);
-    }
-    for (size_t i = 0; i < k; ++i) {
-      const float* d = graph.value(call.args[plan_.post[i].addend]).data.data<float>();
-      for (int64_t c = 0; c < channels; ++c) {
-        if (plan_.post[i].kind == PostOp::kMul) {
-          scale[c] *= d[c];
-          shift[c] *= d[c];
-        } else {
-          shift[c] += d[c];
-        }
-      }
-    }
-    // The output channel is the weight's last axis, except for dense ([N, K]: the first).
-    NDArray scaled = NDArray::Empty(w.data.shape(), DataType::Float(32));
-    std::memcpy(scaled.raw(), w.data.raw(), w.data.nbytes());
-    float* p = scaled.data<float>();
-    const int64_t inner = plan_.main->op == "dense" ? w.data.shape().back() : 1;
-    for (int64_t i = 0; i < scaled.size(); ++i) p[i] *= scale[(i / inner) % channels];
-    folded_weight_ = std::move(scaled);
-    folded_bias_ = std::move(shift);
+    std::optional<body::FoldedScaleShift> f =
+        body::FoldScaleShift(graph, call, plan_, out_type_.shape.back());
+    if (!f) return;
+    folded_weight_ = std::move(f->weight);
+    folded_bias_ = std::move(f->bias);
     folded_ = true;
-    plan_.post.erase(plan_.post.begin(), plan_.post.begin() + static_cast<std::ptrdiff_t>(k));
+    plan_.post.erase(plan_.post.begin(),
+                     plan_.post.begin() + static_cast<std::ptrdiff_t>(f->post_ops));
   }
 
   std::string PostOpNames() const {
