@@ -1,34 +1,24 @@
 // What a function's constant weights coming from memory cost its candidates, and whether it
 // changes which candidate is fastest: each trace's kernel is measured in this process by the
 // runner's own code (HandleRunRequest) with the tuner's timer, with its weights warm and with
-// them evicted before every call (TimerConfig::cold_constants), in turns, `rounds` times.
+// them evicted before every call (TimerConfig::cold_constants), in turns, `rounds` times, each
+// run verified against the function's reference first.
 // Prints each trace's medians and both rankings.
 // Usage: bench_cold_weights FUNC.tir ROUNDS TRACE.json... (target: the host's)
 #include <fmt/core.h>
 
 #include <algorithm>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "tirtune/codegen/target.h"
 #include "tirtune/ir/parser.h"
 #include "tirtune/measure/builder.h"
 #include "tirtune/measure/measurer.h"
 #include "tirtune/measure/runner_worker.h"
-#include "tirtune/schedule/schedule.h"
-#include "tirtune/schedule/trace.h"
 #include "traced_kernel.h"
 
 namespace tirtune {
 namespace {
-
-std::string ReadText(const char* path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 struct Row {
   std::string trace;
@@ -43,24 +33,26 @@ int Main(int argc, char** argv) {
   const PrimFunc original = ParsePrimFunc(ReadText(argv[1]), argv[1]);
   const int rounds = std::max(1, std::atoi(argv[2]));
   const Target target = Target::Host();
+  // Every kernel is verified against the function's reference before its times count.
+  const MeasureTask task = MakeMeasureTask(original, target);
   std::vector<RunRequest> requests;
   std::vector<Row> rows;
   for (int i = 3; i < argc; ++i) {
-    Schedule sch(original);
-    Trace::FromJson(nlohmann::json::parse(ReadText(argv[i]))).ApplyTo(sch);
-    BuildResult built = Builder().BuildOne(sch.func(), target);
+    BuildResult built = Builder().BuildOne(ScheduledByTraceFile(original, argv[i]).func(), target);
     if (!built.ok()) {
       fmt::print(stderr, "{}: build failed: {}\n", argv[i], built.message);
       return 1;
     }
+    const MeasureCandidate c = CandidateFor(task, std::move(built));
     RunRequest r;
-    r.object = built.object;
-    r.func_name = built.func_name;
-    r.target = target.str();
-    r.args = ArgSpecsOf(original);
-    for (const auto& [index, layout] : built.packed_layouts) r.args[index].layout = layout;
-    r.seed = 1;
+    r.object = c.object;
+    r.func_name = c.func_name;
+    r.target = c.target;
+    r.args = c.args;
+    r.seed = c.seed;
     r.timer = TuningTimerConfig();
+    r.reduction_length = c.reduction_length;
+    r.expected = c.expected;
     requests.push_back(std::move(r));
     rows.push_back({argv[i], {}, {}});
   }

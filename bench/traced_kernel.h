@@ -6,6 +6,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <string>
 #include <vector>
 
 #include "tirtune/measure/builder.h"
@@ -23,14 +24,24 @@ inline double Median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-/// `w`'s function with the trace in the JSON file `path` applied.
-inline Schedule ScheduledByTraceFile(const Workload& w, const char* path) {
+/// The contents of the file `path` (empty when it cannot be read).
+inline std::string ReadText(const char* path) {
   std::ifstream in(path);
   std::stringstream text;
   text << in.rdbuf();
-  Schedule sch(w.func);
-  Trace::FromJson(nlohmann::json::parse(text.str())).ApplyTo(sch);
+  return text.str();
+}
+
+/// `func` with the trace in the JSON file `path` applied.
+inline Schedule ScheduledByTraceFile(const PrimFunc& func, const char* path) {
+  Schedule sch(func);
+  Trace::FromJson(nlohmann::json::parse(ReadText(path))).ApplyTo(sch);
   return sch;
+}
+
+/// `w`'s function with the trace in the JSON file `path` applied.
+inline Schedule ScheduledByTraceFile(const Workload& w, const char* path) {
+  return ScheduledByTraceFile(w.func, path);
 }
 
 /// The runner's candidate of `built` (`w`'s function built for `target`), on seed 1.
