@@ -1,8 +1,9 @@
 // The machine's measured float32 peak: every thread runs independent fused multiply-add chains
-// (24 vector accumulators, more than the FMA latency times the issue width needs) on the widest
-// vectors the CPU has, and the sum over the threads is reported, so that a kernel's GFLOP/s can be
-// said as a fraction of what the cores do (../shared/BENCHMARKS.md asks for it). Pin it as the
-// kernels are pinned (taskset), one thread per CPU.
+// (more vector accumulators than the FMA latency times the issue width needs, few enough to stay in
+// registers: 24 of AVX-512's 32, 12 of AVX2's 16 — 24 there spill to the stack and halve the
+// figure) on the widest vectors the CPU has, and the sum over the threads is reported, so that a
+// kernel's GFLOP/s can be said as a fraction of what the cores do (../shared/BENCHMARKS.md asks for
+// it). Pin it as the kernels are pinned (taskset), one thread per CPU.
 //
 //   bench_peak_fma [--threads N] [--seconds S]   prints one JSON line
 #include <fmt/core.h>
@@ -17,20 +18,21 @@
 
 namespace {
 
-constexpr int kChains = 24;
+constexpr int kChains512 = 24;
+constexpr int kChains256 = 12;
 constexpr long kStepsPerCheck = 1 << 20;
 
 // kChains vectors of FMAs, `steps` times. Inlined into a function compiled for the vectors'
 // instructions (below), where a * b + c contracts to an FMA (-ffp-contract=fast, CMakeLists.txt).
 // The result depends on every accumulator so that nothing is optimized away; x -> 0.5 x + 0.5
 // stays finite.
-template <typename Vec, int kLanes>
+template <typename Vec, int kLanes, int kChains>
 __attribute__((always_inline)) inline float Chains(long steps) {
   Vec acc[kChains];
   for (int i = 0; i < kChains; ++i) acc[i] = Vec{} + static_cast<float>(i);
   const Vec half = Vec{} + 0.5f;
   for (long s = 0; s < steps; ++s) {
-#pragma GCC unroll 24
+#pragma GCC unroll 32
     for (int i = 0; i < kChains; ++i) acc[i] = acc[i] * half + half;
   }
   float out = 0;
@@ -43,8 +45,12 @@ __attribute__((always_inline)) inline float Chains(long steps) {
 using Vec16 = float __attribute__((vector_size(64)));
 using Vec8 = float __attribute__((vector_size(32)));
 
-__attribute__((target("avx512f"))) float Chains512(long steps) { return Chains<Vec16, 16>(steps); }
-__attribute__((target("avx2,fma"))) float Chains256(long steps) { return Chains<Vec8, 8>(steps); }
+__attribute__((target("avx512f"))) float Chains512(long steps) {
+  return Chains<Vec16, 16, kChains512>(steps);
+}
+__attribute__((target("avx2,fma"))) float Chains256(long steps) {
+  return Chains<Vec8, 8, kChains256>(steps);
+}
 
 }  // namespace
 
@@ -86,7 +92,7 @@ int main(int argc, char** argv) {
         elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       }
       sink.store(keep);
-      gflops[t] = 2.0 * kChains * lanes * steps / elapsed / 1e9;
+      gflops[t] = 2.0 * (avx512 ? kChains512 : kChains256) * lanes * steps / elapsed / 1e9;
     });
   }
   for (std::thread& t : pool) t.join();

@@ -91,7 +91,12 @@ std::vector<int64_t> ParallelizablePrefixExtents(const std::vector<const ForNode
 
 size_t NumParallelLoops(const std::vector<int64_t>& prefix_extents, int64_t limit) {
   size_t n = 0;
-  while (n < prefix_extents.size() && (n == 0 || prefix_extents[n] <= limit)) ++n;
+  // Loops of extent 1 in front (a batch of one) do not count as the one loop always taken: a
+  // nest [1, 56, 56, 64] under a limit of 32 fuses the first two, not none.
+  while (n < prefix_extents.size() &&
+         (n == 0 || prefix_extents[n - 1] == 1 || prefix_extents[n] <= limit)) {
+    ++n;
+  }
   return n > 0 && prefix_extents[n - 1] > 1 ? n : 0;
 }
 

@@ -29,7 +29,8 @@ bool HasSingleChild(const ForNode* loop);
 /// not plain spatial and after the first loop with more than one child.
 std::vector<int64_t> ParallelizablePrefixExtents(const std::vector<const ForNode*>& loops);
 /// How many of those loops RewriteParallelVectorizeUnroll fuses for a parallel extent `limit`:
-/// the most whose product stays within it, at least one; 0 when their product is 1.
+/// the most whose product stays within it, at least one besides leading loops of extent 1; 0
+/// when their product is 1.
 size_t NumParallelLoops(const std::vector<int64_t>& prefix_extents, int64_t limit);
 
 /// No reduction iterator and no init.

@@ -125,6 +125,45 @@ TEST(RewriteParallelVectorizeUnroll, SplitsTheInnermostLoopByWholeVectorsWhenNoD
   EXPECT_EQ(CompareOutputs(f, sch.func()), "");
 }
 
+TEST(RewriteParallelVectorizeUnroll, ALeadingLoopOfExtentOneDoesNotStopTheParallelLoop) {
+  // A batch of one in front, as in a model's epilogue [1, 56, 56, 64]: (1, 40, 32) under a
+  // parallel limit of 32. The unit loop alone would give no parallelism; it is fused with the next.
+  std::string text = testing::kRelu;
+  for (auto [from, to] : {std::pair{"(8, 8, 32)", "(1, 40, 32)"},
+                          {"(8, 8, 32)", "(1, 40, 32)"},
+                          {"range(8)", "range(1)"},
+                          {"range(8)", "range(40)"},
+                          {"spatial(8, i)", "spatial(1, i)"},
+                          {"spatial(8, j)", "spatial(40, j)"}}) {
+    size_t at = text.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    text.replace(at, std::string(from).size(), to);
+  }
+  PrimFunc f = ParsePrimFunc(text, "test");
+  // An elementwise nest: fused whole, 1280 = 20 x 64.
+  Schedule sch(f);
+  BlockRV root = sch.GetBlock("root");
+  sch.Annotate(root, kAnnParallel, 32);
+  sch.Annotate(root, kAnnVectorize, 64);
+  ASSERT_TRUE(MakeRewriteParallelVectorizeUnroll()->Apply(sch));
+  std::vector<const ForNode*> loops = Loops(sch.func(), "B");
+  ASSERT_EQ(loops.size(), 2u);
+  EXPECT_EQ(loops[0]->for_kind, ForKind::kParallel);
+  EXPECT_EQ(*AsConstInt(loops[0]->extent), 20);
+  EXPECT_EQ(loops[1]->for_kind, ForKind::kVectorized);
+  EXPECT_EQ(CompareOutputs(f, sch.func()), "");
+  // Without the whole-nest split (vectorizing stops at 16 lanes): the two outer loops are fused.
+  Schedule narrow(f);
+  BlockRV narrow_root = narrow.GetBlock("root");
+  narrow.Annotate(narrow_root, kAnnParallel, 32);
+  ASSERT_TRUE(MakeRewriteParallelVectorizeUnroll()->Apply(narrow));
+  loops = Loops(narrow.func(), "B");
+  ASSERT_EQ(loops.size(), 2u);
+  EXPECT_EQ(loops[0]->for_kind, ForKind::kParallel);
+  EXPECT_EQ(*AsConstInt(loops[0]->extent), 40);
+  EXPECT_EQ(CompareOutputs(f, narrow.func()), "");
+}
+
 TEST(RewriteParallelVectorizeUnroll, DoesNotVectorizeAReductionLoop) {
   Schedule sch(Parse(testing::kNorm));
   BlockRV root = sch.GetBlock("root");
