@@ -2,7 +2,8 @@
 // into loop kinds, for every block under the root in program order (MetaSchedule's plan):
 //  1. parallel: the outermost loops that are spatial, serial, unannotated and constant, each the
 //     only statement of the previous one, are fused while their extent product stays within
-//     meta_schedule.parallel (at least the first is taken), and the fused loop runs in parallel;
+//     meta_schedule.parallel (at least the first of extent above 1 is taken, with the unit loops
+//     before it: [1, 56, 56, 64] under 32 fuses 1 x 56), and the fused loop runs in parallel;
 //  2. vectorize: the innermost such loops are fused while the product stays within
 //     meta_schedule.vectorize and every buffer the block touches is accessed contiguously along
 //     them (as one run of memory), and the fused loop is vectorized; vectorizing is preferred
