@@ -1,5 +1,8 @@
 // Each CPU postprocessor on its own, on small hand-scheduled functions.
+#include <fmt/core.h>
 #include <gtest/gtest.h>
+
+#include <stdexcept>
 
 #include "ir_texts.h"
 #include "space_check.h"
@@ -20,6 +23,25 @@ PrimFunc Parse(const char* text) { return ParsePrimFunc(text, "test"); }
 std::vector<const ForNode*> Loops(const PrimFunc& f, const std::string& name) {
   ScheduleState state(f);
   return state.LoopsAbove(state.FindBlock(name));
+}
+
+// kRelu over an (a, b, c) array instead of (8, 8, 32).
+PrimFunc ReluOfShape(int a, int b, int c) {
+  std::string text = testing::kRelu;
+  const std::string shape = fmt::format("({}, {}, {})", a, b, c);
+  for (auto [from, to] : {std::pair<std::string, std::string>{"(8, 8, 32)", shape},
+                          {"(8, 8, 32)", shape},
+                          {"range(8)", fmt::format("range({})", a)},
+                          {"range(8)", fmt::format("range({})", b)},
+                          {"range(32)", fmt::format("range({})", c)},
+                          {"spatial(8, i)", fmt::format("spatial({}, i)", a)},
+                          {"spatial(8, j)", fmt::format("spatial({}, j)", b)},
+                          {"spatial(32, k)", fmt::format("spatial({}, k)", c)}}) {
+    size_t at = text.find(from);
+    if (at == std::string::npos) throw std::logic_error("kRelu has no " + from);
+    text.replace(at, from.size(), to);
+  }
+  return ParsePrimFunc(text, "test");
 }
 
 // The GEMM tiled as i0 j0 k i1 j1 (4 x 3 x 8 x 4 x 4), root annotated as the rule does.
@@ -97,20 +119,7 @@ TEST(RewriteParallelVectorizeUnroll, SplitsAnElementwiseNestIntoParallelAndVecto
 TEST(RewriteParallelVectorizeUnroll, SplitsTheInnermostLoopByWholeVectorsWhenNoDivisorIsOne) {
   // 7 x 5 x 33 = 1155 elements: the largest divisor within 64 is 55, which would read across
   // rows. The innermost loop goes by 32 lanes instead (the second vector guarded), the rest fused.
-  std::string text = testing::kRelu;
-  for (auto [from, to] : {std::pair{"(8, 8, 32)", "(7, 5, 33)"},
-                          {"(8, 8, 32)", "(7, 5, 33)"},
-                          {"range(8)", "range(7)"},
-                          {"range(8)", "range(5)"},
-                          {"range(32)", "range(33)"},
-                          {"spatial(8, i)", "spatial(7, i)"},
-                          {"spatial(8, j)", "spatial(5, j)"},
-                          {"spatial(32, k)", "spatial(33, k)"}}) {
-    size_t at = text.find(from);
-    ASSERT_NE(at, std::string::npos) << from;
-    text.replace(at, std::string(from).size(), to);
-  }
-  PrimFunc f = ParsePrimFunc(text, "test");
+  PrimFunc f = ReluOfShape(7, 5, 33);
   Schedule sch(f);
   BlockRV root = sch.GetBlock("root");
   sch.Annotate(root, kAnnParallel, 32);
@@ -128,18 +137,7 @@ TEST(RewriteParallelVectorizeUnroll, SplitsTheInnermostLoopByWholeVectorsWhenNoD
 TEST(RewriteParallelVectorizeUnroll, ALeadingLoopOfExtentOneDoesNotStopTheParallelLoop) {
   // A batch of one in front, as in a model's epilogue [1, 56, 56, 64]: (1, 40, 32) under a
   // parallel limit of 32. The unit loop alone would give no parallelism; it is fused with the next.
-  std::string text = testing::kRelu;
-  for (auto [from, to] : {std::pair{"(8, 8, 32)", "(1, 40, 32)"},
-                          {"(8, 8, 32)", "(1, 40, 32)"},
-                          {"range(8)", "range(1)"},
-                          {"range(8)", "range(40)"},
-                          {"spatial(8, i)", "spatial(1, i)"},
-                          {"spatial(8, j)", "spatial(40, j)"}}) {
-    size_t at = text.find(from);
-    ASSERT_NE(at, std::string::npos) << from;
-    text.replace(at, std::string(from).size(), to);
-  }
-  PrimFunc f = ParsePrimFunc(text, "test");
+  PrimFunc f = ReluOfShape(1, 40, 32);
   // An elementwise nest: fused whole, 1280 = 20 x 64.
   Schedule sch(f);
   BlockRV root = sch.GetBlock("root");
