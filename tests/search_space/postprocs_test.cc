@@ -150,7 +150,7 @@ TEST(RewriteParallelVectorizeUnroll, ALeadingLoopOfExtentOneDoesNotStopTheParall
   EXPECT_EQ(*AsConstInt(loops[0]->extent), 20);
   EXPECT_EQ(loops[1]->for_kind, ForKind::kVectorized);
   EXPECT_EQ(CompareOutputs(f, sch.func()), "");
-  // Without the whole-nest split (vectorizing stops at 16 lanes): the two outer loops are fused.
+  // Without a vectorize annotation (so no whole-nest split): the two outer loops are fused.
   Schedule narrow(f);
   BlockRV narrow_root = narrow.GetBlock("root");
   narrow.Annotate(narrow_root, kAnnParallel, 32);
