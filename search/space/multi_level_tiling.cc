@@ -11,6 +11,9 @@
 //  - otherwise: no write cache, or a `local` write cache (cache_write) reverse_compute_at'd at
 //    tile level 1 or 2 — a register/L1 tile written back once per outer tile, the structure of
 //    the hand-written GEMM schedule of bench/common/gemm_tiling.h.
+// On targets with 16 vector registers (AVX2), one more group pins the innermost spatial level to
+// the register tile that fills them (PickRegisterTile: e.g. 6 output pixels x 2 vectors of
+// channels, 12 accumulators, guarded where 6 does not divide the row) and samples the rest.
 // When the single consumer is an exact epilogue (a bias add), a further group of variants first
 // folds it into the reduction with fuse_reduction_epilogue (the primitive rejects other
 // epilogues), then tiles and forks as above. A plain GEMM thus gives 3 design spaces; one whose
@@ -43,6 +46,15 @@ namespace {
 struct TiledState {
   Schedule sch;
   std::vector<std::vector<LoopRV>> tiles;
+};
+
+// A register tile to pin (MultiLevelTiling's innermost spatial level): `rows` iterations of
+// iterator row_iter by `vector_elements` of iterator vector_iter (whole vectors).
+struct RegisterTile {
+  size_t row_iter = 0;
+  int64_t rows = 1;
+  size_t vector_iter = 0;
+  int64_t vector_elements = 1;
 };
 
 // A block that copies elementwise: one write, and every read maps injectively and in order onto
@@ -81,6 +93,14 @@ class MultiLevelTiling : public ScheduleRule {
     // Step 1. The reduction as it is.
     if (std::optional<TiledState> tiled = TileLoopNest(sch, block)) {
       AddWriteReuse(std::move(*tiled), block, &out);
+    }
+    // Step 1b. With 16 vector registers (AVX2), the register tile that fills them pinned: the
+    // sampler rarely draws it (its rows need a guarded tile of 5 or 6 where the extent is 14 or
+    // 56).
+    if (std::optional<RegisterTile> tile = PickRegisterTile(sch.Get(block)->block.get())) {
+      if (std::optional<TiledState> tiled = TileLoopNest(sch, block, tile)) {
+        AddWriteReuse(std::move(*tiled), block, &out);
+      }
     }
     // Step 2. With an exact (bias-add) epilogue folded in first.
     if (std::optional<Schedule> fused = FuseExactEpilogue(sch, block)) {
@@ -169,7 +189,8 @@ class MultiLevelTiling : public ScheduleRule {
       std::vector<std::vector<LoopRV>> tiles(structure_.size());
       for (LoopRV loop : s.GetLoops(rf)) {
         if (s.Get(loop) == s.Get(split[1])) continue;
-        SplitIntoLevels(s, loop, IterKindOfLoop(s.Get(loop)) == LoopIterKind::kSpatial, &tiles);
+        const bool spatial = IterKindOfLoop(s.Get(loop)) == LoopIterKind::kSpatial;
+        SplitIntoLevels(s, loop, spatial ? s_levels_ : r_levels_, &tiles);
       }
       std::vector<LoopRV> order;
       for (const std::vector<LoopRV>& level : tiles)
@@ -186,11 +207,10 @@ class MultiLevelTiling : public ScheduleRule {
     }
   }
 
-  // Splits `loop` by a sampled tile (guarded or perfect) into one part per S level (`spatial`) or
-  // per R level, appending each part to its level's loops in `tiles`.
-  void SplitIntoLevels(Schedule& s, LoopRV loop, bool spatial,
+  // Splits `loop` by a sampled tile (guarded or perfect) into one part per level of `levels`
+  // (positions in the structure), appending each part to its level's loops in `tiles`.
+  void SplitIntoLevels(Schedule& s, LoopRV loop, const std::vector<size_t>& levels,
                        std::vector<std::vector<LoopRV>>* tiles) const {
-    const std::vector<size_t>& levels = spatial ? s_levels_ : r_levels_;
     const int n = static_cast<int>(levels.size());
     std::vector<ExprRV> factors = guarded_tiles_
                                       ? s.SampleGuardedTile(loop, n, max_innermost_factor_)
@@ -200,16 +220,33 @@ class MultiLevelTiling : public ScheduleRule {
     for (size_t j = 0; j < levels.size(); ++j) (*tiles)[levels[j]].push_back(parts[j]);
   }
 
-  std::optional<TiledState> TileLoopNest(const Schedule& sch, BlockRV block) const {
+  // Tiles the block's loops by the structure. With `pinned`, the innermost spatial level is that
+  // register tile: its row and vector loops are split by its fixed factors first (guarded when
+  // they do not divide), the outer parts sampled over the other spatial levels, and every other
+  // spatial loop has no part in the innermost level.
+  std::optional<TiledState> TileLoopNest(const Schedule& sch, BlockRV block,
+                                         std::optional<RegisterTile> pinned = {}) const {
     TiledState state{sch.Copy(), std::vector<std::vector<LoopRV>>(structure_.size())};
     Schedule& s = state.sch;
+    const std::vector<size_t> outer_s_levels(s_levels_.begin(), s_levels_.end() - 1);
     try {
       s.Annotate(block, kAnnTilingStructure, structure_);
       std::vector<LoopRV> loops = s.GetLoops(block);
       const BlockNode* b = s.Get(block)->block.get();
       // Trivial bindings (checked by NeedsMultiLevelTiling): loop i drives iterator i.
       for (size_t i = 0; i < loops.size(); ++i) {
-        SplitIntoLevels(s, loops[i], b->iter_vars[i].kind == IterKind::kSpatial, &state.tiles);
+        if (b->iter_vars[i].kind != IterKind::kSpatial) {
+          SplitIntoLevels(s, loops[i], r_levels_, &state.tiles);
+        } else if (!pinned) {
+          SplitIntoLevels(s, loops[i], s_levels_, &state.tiles);
+        } else if (i == pinned->row_iter || i == pinned->vector_iter) {
+          const int64_t inner = i == pinned->row_iter ? pinned->rows : pinned->vector_elements;
+          std::vector<LoopRV> halves = s.Split(loops[i], {std::monostate{}, inner});
+          SplitIntoLevels(s, halves[0], outer_s_levels, &state.tiles);
+          state.tiles[s_levels_.back()].push_back(halves[1]);
+        } else {
+          SplitIntoLevels(s, loops[i], outer_s_levels, &state.tiles);
+        }
       }
       std::vector<LoopRV> order;
       for (const std::vector<LoopRV>& level : state.tiles) {
@@ -220,6 +257,65 @@ class MultiLevelTiling : public ScheduleRule {
       return std::nullopt;
     }
     return state;
+  }
+
+  // The register tile to pin for targets with 16 vector registers (AVX2; vector_bytes 32): rows
+  // (the output's second-to-last index) x vectors (its last, contiguous index) of accumulators,
+  // as many as fit beside one register per weight vector and one broadcast (rows x vectors +
+  // vectors + 1 <= 16), the vectors dividing their extent, the rows rounding theirs up by at most
+  // 15%; on a tie of accumulators, the rows that round less. Only tiles of more than 8
+  // accumulators, which exact power-of-two factors do not give (4 x 2 vectors): nullopt otherwise,
+  // or when the output is not indexed that way. 56 or 28 pixels a row: 6 rows (rounded to 60 or
+  // 30) x 2 vectors; 14: 5 rows (15) x 2 vectors; 7: none (7 x 2 needs 17 registers).
+  std::optional<RegisterTile> PickRegisterTile(const BlockNode* b) const {
+    constexpr int kVectorRegisters = 16;
+    constexpr int kMinAccumulators = 9;
+    if (vector_bytes_ != 32 || !guarded_tiles_ || b->writes.size() != 1) return std::nullopt;
+    const BufferRegion& out = b->writes[0];
+    if (out.region.size() < 2) return std::nullopt;
+    auto spatial_iter = [&](const Expr& index) -> std::optional<size_t> {
+      const auto* var = index.as<VarNode>();
+      for (size_t i = 0; var != nullptr && i < b->iter_vars.size(); ++i) {
+        if (b->iter_vars[i].var.get() == var && b->iter_vars[i].kind == IterKind::kSpatial) {
+          return i;
+        }
+      }
+      return std::nullopt;
+    };
+    std::optional<size_t> row = spatial_iter(out.region[out.region.size() - 2].min);
+    std::optional<size_t> vec = spatial_iter(out.region.back().min);
+    if (!row || !vec) return std::nullopt;
+    const int64_t* row_extent = AsConstInt(b->iter_vars[*row].dom.extent);
+    const int64_t* vec_extent = AsConstInt(b->iter_vars[*vec].dom.extent);
+    if (row_extent == nullptr || vec_extent == nullptr) return std::nullopt;
+    const int64_t lanes = vector_bytes_ / out.buffer->dtype.bytes();
+    // The elements a tile of `factor` adds to `extent` (rounded up), when at most 15% of it.
+    auto rounding = [](int64_t extent, int64_t factor) -> std::optional<int64_t> {
+      if (factor > extent) return std::nullopt;
+      int64_t added = (extent + factor - 1) / factor * factor - extent;
+      if (added > extent * 3 / 20) return std::nullopt;
+      return added;
+    };
+    std::optional<RegisterTile> best;
+    int64_t best_accumulators = 0;
+    int64_t best_added = 0;
+    // At least two vectors: one vector of many rows loads a broadcast per multiply-add.
+    for (int64_t vectors = 2; vectors * 2 + 1 <= kVectorRegisters; ++vectors) {
+      // Whole vectors that divide the extent: a guarded vector loop (256 channels by 24) is slow.
+      if (*vec_extent % (vectors * lanes) != 0) continue;
+      for (int64_t rows = 1; rows * vectors + vectors + 1 <= kVectorRegisters; ++rows) {
+        std::optional<int64_t> added = rounding(*row_extent, rows);
+        const int64_t accumulators = rows * vectors;
+        if (!added || accumulators < kMinAccumulators) continue;
+        if (accumulators > best_accumulators ||
+            (accumulators == best_accumulators && *added < best_added)) {
+          best = RegisterTile{*row, rows, *vec, vectors * lanes};
+          best_accumulators = accumulators;
+          best_added = *added;
+        }
+      }
+    }
+    return best;
   }
 
   // `sch` with the block padded to multiples of `multiple` along its extents of at least

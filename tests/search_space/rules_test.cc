@@ -128,6 +128,36 @@ TEST(MultiLevelTiling, TilesGemmAsSSRSRSWithThreeWriteVariants) {
   EXPECT_EQ(LoopDepth(out[2].func(), "C_local"), 4u + 2u);
 }
 
+TEST(MultiLevelTiling, PinsTheRegisterTileThatFillsSixteenVectorRegisters) {
+  // C is 56 x 16: with AVX2's 16 registers of 8 floats, 6 rows (56 -> 60, guarded) x 2 vectors
+  // are 12 accumulators + 2 weight vectors + 1 broadcast; exact factors give at most 4 x 2 (or
+  // 7 x 2, which needs 17). A second group of the three write variants pins that tile.
+  std::string text = testing::kGemm;
+  for (auto [from, to] : {std::pair{"16", "56"}, {"12", "16"}}) {
+    for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + 2)) {
+      text.replace(at, 2, to);
+    }
+  }
+  PrimFunc f = Parse(text.c_str());
+  CpuSpaceConfig avx2 = TestConfig();
+  avx2.vector_bytes = 32;
+  std::vector<Schedule> out = ApplyRule(*MakeMultiLevelTiling(avx2), f, "C");
+  // 64-byte vectors (AVX-512, 32 registers): no pinned group; it comes right after the first.
+  std::vector<Schedule> wide = ApplyRule(*MakeMultiLevelTiling(TestConfig()), f, "C");
+  ASSERT_EQ(out.size(), wide.size() + 3);
+  for (size_t d = 0; d < out.size(); ++d) {
+    EXPECT_EQ(CompareOutputs(f, out[d].func()), "") << "design " << d;
+  }
+  // The pinned group: the innermost two loops of C are the 6 rows and the 16 columns.
+  for (size_t d = 3; d < 6; ++d) {
+    ScheduleState state(out[d].func());
+    std::vector<const ForNode*> loops = state.LoopsAbove(state.FindBlock("C"));
+    ASSERT_GE(loops.size(), 2u);
+    EXPECT_EQ(*AsConstInt(loops[loops.size() - 2]->extent), 6) << "design " << d;
+    EXPECT_EQ(*AsConstInt(loops.back()->extent), 16) << "design " << d;
+  }
+}
+
 TEST(MultiLevelTiling, UsesAnElementwiseConsumerAsTheWriteBackStage) {
   PrimFunc f = Parse(testing::kGemmBiasRelu);
   Schedule sch(f);
