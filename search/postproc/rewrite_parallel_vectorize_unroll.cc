@@ -143,8 +143,11 @@ LoopPlan PlanLoops(const BlockRealizeNode* realize, const std::vector<const ForN
     plan.fuse_whole_nest =
         ann.parallel > 0 && whole == n && plan.num_parallel > 0 && product > ann.vectorize;
   }
-  // Step 4. Vectorizing wins where both want a loop.
+  // Step 4. Vectorizing wins where both want a loop; loops of extent 1 alone are no parallel loop.
   plan.num_parallel = std::min(plan.num_parallel, n - plan.num_vectorize);
+  int64_t parallel_product = 1;
+  for (size_t i = 0; i < plan.num_parallel; ++i) parallel_product *= *AsConstInt(loops[i]->extent);
+  if (parallel_product == 1) plan.num_parallel = 0;
   return plan;
 }
 

@@ -16,7 +16,8 @@
 // channels, 12 accumulators, guarded where 6 does not divide the row) and samples the rest.
 // When the single consumer is an exact epilogue (a bias add), a further group of variants first
 // folds it into the reduction with fuse_reduction_epilogue (the primitive rejects other
-// epilogues), then tiles and forks as above. A plain GEMM thus gives 3 design spaces; one whose
+// epilogues), then tiles and forks as above. A plain GEMM thus gives 3 design spaces (6 on AVX2
+// when a register tile is pinned); one whose
 // extents 16 does not divide (1023, 197) 3 more, padded first with pad_einsum to multiples of 16
 // (unless config.guarded_tiles is off).
 // When an operand is read a vector at a time along rows whose length no vector divides (B of a
@@ -229,6 +230,8 @@ class MultiLevelTiling : public ScheduleRule {
     TiledState state{sch.Copy(), std::vector<std::vector<LoopRV>>(structure_.size())};
     Schedule& s = state.sch;
     const std::vector<size_t> outer_s_levels(s_levels_.begin(), s_levels_.end() - 1);
+    std::optional<LoopRV> pinned_rows;
+    std::optional<LoopRV> pinned_vector;
     try {
       s.Annotate(block, kAnnTilingStructure, structure_);
       std::vector<LoopRV> loops = s.GetLoops(block);
@@ -243,10 +246,15 @@ class MultiLevelTiling : public ScheduleRule {
           const int64_t inner = i == pinned->row_iter ? pinned->rows : pinned->vector_elements;
           std::vector<LoopRV> halves = s.Split(loops[i], {std::monostate{}, inner});
           SplitIntoLevels(s, halves[0], outer_s_levels, &state.tiles);
-          state.tiles[s_levels_.back()].push_back(halves[1]);
+          (i == pinned->row_iter ? pinned_rows : pinned_vector) = halves[1];
         } else {
           SplitIntoLevels(s, loops[i], outer_s_levels, &state.tiles);
         }
+      }
+      // The rows, then the vector innermost (the one vectorized), whatever the iterators' order.
+      if (pinned) {
+        state.tiles[s_levels_.back()].push_back(*pinned_rows);
+        state.tiles[s_levels_.back()].push_back(*pinned_vector);
       }
       std::vector<LoopRV> order;
       for (const std::vector<LoopRV>& level : state.tiles) {
@@ -270,7 +278,9 @@ class MultiLevelTiling : public ScheduleRule {
   std::optional<RegisterTile> PickRegisterTile(const BlockNode* b) const {
     constexpr int kVectorRegisters = 16;
     constexpr int kMinAccumulators = 9;
-    if (vector_bytes_ != 32 || !guarded_tiles_ || b->writes.size() != 1) return std::nullopt;
+    if (vector_bytes_ != 32 || !guarded_tiles_ || s_levels_.size() < 2 || b->writes.size() != 1) {
+      return std::nullopt;
+    }
     const BufferRegion& out = b->writes[0];
     if (out.region.size() < 2) return std::nullopt;
     auto spatial_iter = [&](const Expr& index) -> std::optional<size_t> {
@@ -284,7 +294,17 @@ class MultiLevelTiling : public ScheduleRule {
     };
     std::optional<size_t> row = spatial_iter(out.region[out.region.size() - 2].min);
     std::optional<size_t> vec = spatial_iter(out.region.back().min);
-    if (!row || !vec) return std::nullopt;
+    if (!row || !vec || *row == *vec) return std::nullopt;
+    // Every read that walks the vector's iterator walks it as its last, contiguous index (a dense
+    // layer's weight stored [N, K] does not: no vector of it is one load).
+    const VarNode* vec_var = b->iter_vars[*vec].var.get();
+    for (const BufferRegion& read : b->reads) {
+      for (size_t d = 0; d + 1 < read.region.size(); ++d) {
+        if (UsesVar(read.region[d].min, [&](const VarNode* v) { return v == vec_var; })) {
+          return std::nullopt;
+        }
+      }
+    }
     const int64_t* row_extent = AsConstInt(b->iter_vars[*row].dom.extent);
     const int64_t* vec_extent = AsConstInt(b->iter_vars[*vec].dom.extent);
     if (row_extent == nullptr || vec_extent == nullptr) return std::nullopt;

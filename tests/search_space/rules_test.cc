@@ -158,6 +158,70 @@ TEST(MultiLevelTiling, PinsTheRegisterTileThatFillsSixteenVectorRegisters) {
   }
 }
 
+TEST(MultiLevelTiling, PinsTheVectorInnermostWhateverTheIteratorOrder) {
+  // C[i, j] computed with the iterators declared j first: the 16 columns are still innermost.
+  PrimFunc f = Parse(R"(@prim_func
+def gemm_ji(A: Buffer((56, 8), float32), B: Buffer((8, 16), float32), C: Buffer((56, 16), float32)):
+    with block("root"):
+        reads()
+        writes()
+        for j in range(16):
+            for i in range(56):
+                for k in range(8):
+                    with block("C"):
+                        vj = axis.spatial(16, j)
+                        vi = axis.spatial(56, i)
+                        vk = axis.reduce(8, k)
+                        reads(A[vi, vk], B[vk, vj])
+                        writes(C[vi, vj])
+                        with init():
+                            C[vi, vj] = 0.0
+                        C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+)");
+  CpuSpaceConfig avx2 = TestConfig();
+  avx2.vector_bytes = 32;
+  std::vector<Schedule> out = ApplyRule(*MakeMultiLevelTiling(avx2), f, "C");
+  ASSERT_EQ(out.size(), ApplyRule(*MakeMultiLevelTiling(TestConfig()), f, "C").size() + 3);
+  ScheduleState state(out[3].func());
+  std::vector<const ForNode*> loops = state.LoopsAbove(state.FindBlock("C"));
+  ASSERT_GE(loops.size(), 2u);
+  EXPECT_EQ(*AsConstInt(loops[loops.size() - 2]->extent), 6);
+  EXPECT_EQ(*AsConstInt(loops.back()->extent), 16);
+  EXPECT_EQ(CompareOutputs(f, out[3].func()), "");
+}
+
+TEST(MultiLevelTiling, PinsNoRegisterTileWhereAReadStridesAlongTheVector) {
+  // A dense layer whose weight is stored [N, K]: W[vj, vk] walks j by rows, so no vector of it is
+  // one load, and no register tile is pinned.
+  PrimFunc f = Parse(R"(@prim_func
+def dense(A: Buffer((56, 8), float32), W: Buffer((16, 8), float32), C: Buffer((56, 16), float32)):
+    with block("root"):
+        reads()
+        writes()
+        for i in range(56):
+            for j in range(16):
+                for k in range(8):
+                    with block("C"):
+                        vi = axis.spatial(56, i)
+                        vj = axis.spatial(16, j)
+                        vk = axis.reduce(8, k)
+                        reads(A[vi, vk], W[vj, vk])
+                        writes(C[vi, vj])
+                        with init():
+                            C[vi, vj] = 0.0
+                        C[vi, vj] = C[vi, vj] + A[vi, vk] * W[vj, vk]
+)");
+  CpuSpaceConfig avx2 = TestConfig();
+  avx2.vector_bytes = 32;
+  for (const Schedule& sch : ApplyRule(*MakeMultiLevelTiling(avx2), f, "C")) {
+    // Sampled factors of 56 are powers of two or multiples of 7: a 6 comes only from pinning.
+    ScheduleState state(sch.func());
+    for (const ForNode* loop : state.LoopsAbove(state.FindBlock("C"))) {
+      EXPECT_NE(*AsConstInt(loop->extent), 6);
+    }
+  }
+}
+
 TEST(MultiLevelTiling, UsesAnElementwiseConsumerAsTheWriteBackStage) {
   PrimFunc f = Parse(testing::kGemmBiasRelu);
   Schedule sch(f);
