@@ -117,9 +117,8 @@ LoopPlan PlanLoops(const BlockRealizeNode* realize, const std::vector<const ForN
   LoopPlan plan;
   const size_t n = loops.size();
   // Step 1. Parallel: outer plain spatial loops in a single-child chain, product within limit.
-  if (ann.parallel > 0) {
-    plan.num_parallel = NumParallelLoops(ParallelizablePrefixExtents(loops), ann.parallel);
-  }
+  const std::vector<int64_t> prefix = ParallelizablePrefixExtents(loops);
+  if (ann.parallel > 0) plan.num_parallel = NumParallelLoops(prefix, ann.parallel);
   // Step 2. Vectorize: inner plain spatial loops, contiguous for every access, within limit.
   if (ann.vectorize > 0) {
     const size_t contiguous = ContiguousInnerLoops(realize, loops);
@@ -145,9 +144,7 @@ LoopPlan PlanLoops(const BlockRealizeNode* realize, const std::vector<const ForN
   }
   // Step 4. Vectorizing wins where both want a loop; loops of extent 1 alone are no parallel loop.
   plan.num_parallel = std::min(plan.num_parallel, n - plan.num_vectorize);
-  int64_t parallel_product = 1;
-  for (size_t i = 0; i < plan.num_parallel; ++i) parallel_product *= *AsConstInt(loops[i]->extent);
-  if (parallel_product == 1) plan.num_parallel = 0;
+  if (plan.num_parallel > 0 && prefix[plan.num_parallel - 1] == 1) plan.num_parallel = 0;
   return plan;
 }
 

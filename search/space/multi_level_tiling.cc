@@ -309,12 +309,12 @@ class MultiLevelTiling : public ScheduleRule {
     const int64_t* vec_extent = AsConstInt(b->iter_vars[*vec].dom.extent);
     if (row_extent == nullptr || vec_extent == nullptr) return std::nullopt;
     const int64_t lanes = vector_bytes_ / out.buffer->dtype.bytes();
-    // The elements a tile of `factor` adds to `extent` (rounded up), when at most 15% of it.
+    // The elements a tile of `factor` adds to `extent` (rounded up), when that is small enough.
     auto rounding = [](int64_t extent, int64_t factor) -> std::optional<int64_t> {
       if (factor > extent) return std::nullopt;
-      int64_t added = (extent + factor - 1) / factor * factor - extent;
-      if (added > extent * 3 / 20) return std::nullopt;
-      return added;
+      int64_t padded = (extent + factor - 1) / factor * factor;
+      if (!GuardedRoundingIsSmall(extent, padded)) return std::nullopt;
+      return padded - extent;
     };
     std::optional<RegisterTile> best;
     int64_t best_accumulators = 0;

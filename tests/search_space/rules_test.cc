@@ -128,6 +128,14 @@ TEST(MultiLevelTiling, TilesGemmAsSSRSRSWithThreeWriteVariants) {
   EXPECT_EQ(LoopDepth(out[2].func(), "C_local"), 4u + 2u);
 }
 
+// The extents of the two innermost loops above `block` in `sch` (outer, inner).
+std::pair<int64_t, int64_t> InnermostTwoExtents(const Schedule& sch, const char* block) {
+  ScheduleState state(sch.func());
+  std::vector<const ForNode*> loops = state.LoopsAbove(state.FindBlock(block));
+  if (loops.size() < 2) return {-1, -1};
+  return {*AsConstInt(loops[loops.size() - 2]->extent), *AsConstInt(loops.back()->extent)};
+}
+
 TEST(MultiLevelTiling, PinsTheRegisterTileThatFillsSixteenVectorRegisters) {
   // C is 56 x 16: with AVX2's 16 registers of 8 floats, 6 rows (56 -> 60, guarded) x 2 vectors
   // are 12 accumulators + 2 weight vectors + 1 broadcast; exact factors give at most 4 x 2 (or
@@ -150,11 +158,8 @@ TEST(MultiLevelTiling, PinsTheRegisterTileThatFillsSixteenVectorRegisters) {
   }
   // The pinned group: the innermost two loops of C are the 6 rows and the 16 columns.
   for (size_t d = 3; d < 6; ++d) {
-    ScheduleState state(out[d].func());
-    std::vector<const ForNode*> loops = state.LoopsAbove(state.FindBlock("C"));
-    ASSERT_GE(loops.size(), 2u);
-    EXPECT_EQ(*AsConstInt(loops[loops.size() - 2]->extent), 6) << "design " << d;
-    EXPECT_EQ(*AsConstInt(loops.back()->extent), 16) << "design " << d;
+    EXPECT_EQ(InnermostTwoExtents(out[d], "C"), (std::pair<int64_t, int64_t>(6, 16)))
+        << "design " << d;
   }
 }
 
@@ -182,11 +187,7 @@ def gemm_ji(A: Buffer((56, 8), float32), B: Buffer((8, 16), float32), C: Buffer(
   avx2.vector_bytes = 32;
   std::vector<Schedule> out = ApplyRule(*MakeMultiLevelTiling(avx2), f, "C");
   ASSERT_EQ(out.size(), ApplyRule(*MakeMultiLevelTiling(TestConfig()), f, "C").size() + 3);
-  ScheduleState state(out[3].func());
-  std::vector<const ForNode*> loops = state.LoopsAbove(state.FindBlock("C"));
-  ASSERT_GE(loops.size(), 2u);
-  EXPECT_EQ(*AsConstInt(loops[loops.size() - 2]->extent), 6);
-  EXPECT_EQ(*AsConstInt(loops.back()->extent), 16);
+  EXPECT_EQ(InnermostTwoExtents(out[3], "C"), (std::pair<int64_t, int64_t>(6, 16)));
   EXPECT_EQ(CompareOutputs(f, out[3].func()), "");
 }
 

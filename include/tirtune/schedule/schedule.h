@@ -187,4 +187,9 @@ class Schedule {
   std::unordered_map<int64_t, int64_t> location_rvs_;
 };
 
+/// Whether a guarded tiling may round `extent` up to `padded`: by at most 15% of it (7 -> 8,
+/// 197 -> 224; not 3 -> 4 or 77 -> 96). Every masked iteration still runs its loops and tests
+/// its guard, so SampleGuardedTile and the search's pinned register tiles stay within this.
+bool GuardedRoundingIsSmall(int64_t extent, int64_t padded);
+
 }  // namespace tirtune

@@ -22,6 +22,11 @@
 #include "tirtune/schedule/schedule.h"
 
 namespace tirtune {
+
+bool GuardedRoundingIsSmall(int64_t extent, int64_t padded) {
+  return padded >= extent && padded - extent <= extent * 3 / 20;
+}
+
 namespace {
 
 std::vector<std::pair<int64_t, int>> PrimeFactors(int64_t n) {
@@ -80,14 +85,14 @@ std::vector<int64_t> SampleTile(RandomEngine& rng, int64_t extent, int n, int ma
   }
 }
 
-// The extents a guarded tiling may tile: the extent and its distinct roundings up that add at
-// most 15% (7 -> 8, 197 -> 224, 1023 -> 1024; not 3 -> 4 or 77 -> 96): every masked iteration
-// still runs its loops and tests its guard, and a partial tile has no full-tile copy.
+// The extents a guarded tiling may tile: the extent and its distinct roundings up to multiples
+// of 4 to 64 that GuardedRoundingIsSmall allows (1023 -> 1024); a partial tile has no full-tile
+// copy.
 std::vector<int64_t> PaddedExtents(int64_t extent) {
   std::vector<int64_t> out{extent};
   for (int64_t m : {4, 8, 16, 32, 64}) {
     int64_t padded = (extent + m - 1) / m * m;
-    if (padded - extent > extent * 3 / 20) continue;
+    if (!GuardedRoundingIsSmall(extent, padded)) continue;
     if (std::find(out.begin(), out.end(), padded) == out.end()) out.push_back(padded);
   }
   return out;
