@@ -195,6 +195,56 @@ TEST(ReverseComputeAt, RejectsLoopInsideTheReduction) {
                       [&] { sch.ReverseComputeAt(d, loops[2]); });
 }
 
+// B over a 7 x 7 image, C its elementwise consumer.
+const char* kImage = R"(@prim_func
+def image(A: Buffer((7, 7), float32), C: Buffer((7, 7), float32)):
+    with block("root"):
+        reads()
+        writes()
+        B = alloc_buffer((7, 7), float32)
+        for h in range(7):
+            for w in range(7):
+                with block("B"):
+                    vh = axis.spatial(7, h)
+                    vw = axis.spatial(7, w)
+                    reads(A[vh, vw])
+                    writes(B[vh, vw])
+                    B[vh, vw] = A[vh, vw] * 2.0
+        for h in range(7):
+            for w in range(7):
+                with block("C"):
+                    vh = axis.spatial(7, h)
+                    vw = axis.spatial(7, w)
+                    reads(B[vh, vw])
+                    writes(C[vh, vw])
+                    C[vh, vw] = B[vh, vw] + 1.0
+)";
+
+TEST(ReverseComputeAt, RejectsAProducedRegionThatIsNoBox) {
+  // B's 49 pixels fused and split by 6: one iteration of the outer loop writes pixels 6..11,
+  // the end of row 0 and the start of row 1. Their hull is rows 0..1 x columns 0..6, half of it
+  // not yet produced: C would read it (and parallel iterations would write it twice).
+  PrimFunc f = ParseFunc(kImage);
+  Schedule sch(f);
+  auto loops = sch.GetLoops(sch.GetBlock("B"));
+  LoopRV pixels = sch.Fuse({loops[0], loops[1]});
+  auto split = sch.Split(pixels, {std::monostate{}, 6});
+  BlockRV c = sch.GetBlock("C");
+  ExpectScheduleError(sch, "NotExactRegionError", "not a box",
+                      [&] { sch.ReverseComputeAt(c, split[0]); });
+}
+
+TEST(ReverseComputeAt, AcceptsAFusedLoopSplitIntoWholeRows) {
+  // Split by 7, each iteration writes one whole row: a box.
+  PrimFunc f = ParseFunc(kImage);
+  Schedule sch(f);
+  auto loops = sch.GetLoops(sch.GetBlock("B"));
+  LoopRV pixels = sch.Fuse({loops[0], loops[1]});
+  auto split = sch.Split(pixels, {std::monostate{}, 7});
+  sch.ReverseComputeAt(sch.GetBlock("C"), split[0]);
+  ExpectSameNumbers(f, sch.func());
+}
+
 // A -> B -> C, with A computed at C's loop first: B must then go after A inside the loop.
 const char* kChain = R"(@prim_func
 def chain(X: Buffer((8,), float32), C: Buffer((8,), float32)):

@@ -14,7 +14,9 @@
 //     and no init runs in the middle of an accumulation;
 //  5. each dimension of the block's write region of a consumed buffer is a single block
 //     iterator, so the needed region translates into iterator ranges;
-//  6. the block is not the only statement left in its scope or branch, so it can be cut out.
+//  6. the block is not the only statement left in its scope or branch, so it can be cut out;
+//  7. reverse_compute_at: what the producers write in one iteration of the loop is a box, each
+//     element of which they write (CheckProducedBox); compute_at may compute the hull.
 // The block goes into the loop body after every statement holding a block it reads from and
 // before every statement holding a block that reads (or, for compute_at, also writes) what it
 // writes; `index` picks a position explicitly (-1: the first such place for compute_at, the last
@@ -23,8 +25,8 @@
 // others keep their whole domain. For a block writing a shared buffer, the threadIdx and vthread
 // loops around the loop (and the loop itself, when bound so) count as inside it: the region
 // covers what all the GPU block's threads read, which the block's threads then fetch together
-// once its copy loops are bound to threadIdx as well. A predicate keeps iterators inside their domains when that
-// cannot be proven.
+// once its copy loops are bound to threadIdx as well. A predicate keeps iterators inside their
+// domains when that cannot be proven.
 //
 // Before:                                 After ComputeAt(B, i0):
 //   for i in range(16):                     for i0 in range(4):
@@ -43,6 +45,7 @@
 #include "compute_inline.h"
 #include "leaf_block_removal.h"
 #include "tirtune/arith/int_set.h"
+#include "tirtune/arith/iter_map.h"
 #include "tirtune/ir/functor.h"
 #include "tirtune/ir/op.h"
 #include "tirtune/ir/printer.h"
@@ -71,6 +74,56 @@ Expr Bind(const BlockRealizeNode* realize, const Expr& e) {
     vmap[block->iter_vars[i].var.get()] = realize->iter_values[i];
   }
   return Substitute(e, vmap);
+}
+
+// reverse_compute_at, step 4: what `producer` writes of `region` in one iteration of `loop` (its
+// loops below it ranging over `inner`) must be a box, each point of which it writes: the consumer
+// then runs over exactly that box. The hull of a region that is not one (a pixel loop fused from
+// rows and columns, then split by 6: pixels 18..35 span rows 2..5 but not all their columns)
+// holds elements not yet produced, which the consumer would read, and overlapping hulls of
+// parallel iterations would race. Sufficient: the indices are a bijective affine map of the
+// loops below `loop` that they use (DetectIterMap, with the outer loops as symbols).
+void CheckProducedBox(const BlockRealizeNode* producer, const BufferRegion& region,
+                      const VarRangeMap& inner, const ForNode* loop, const BlockNode* block,
+                      Analyzer* analyzer) {
+  std::unordered_set<const VarNode*> inner_vars;
+  for (const auto& [var, range] : inner) inner_vars.insert(var.get());
+  std::vector<Expr> indices;
+  bool uses_inner = false;
+  for (const Range& range : region.region) {
+    Expr index = Bind(producer, range.min);
+    const bool varies = UsesVar(index, [&](const VarNode* v) { return inner_vars.count(v) > 0; });
+    if (varies && !IsConstInt(range.extent, 1)) {
+      indices.clear();  // a slab per iteration: no exact check, refused below
+      uses_inner = true;
+      break;
+    }
+    uses_inner |= varies;
+    indices.push_back(std::move(index));
+  }
+  if (!uses_inner) return;
+  VarRangeMap used;
+  for (const auto& [var, range] : inner) {
+    for (const Expr& index : indices) {
+      if (UsesVar(index, [v = var.get()](const VarNode* u) { return u == v; })) {
+        used[var] = range;
+        break;
+      }
+    }
+  }
+  arith::IterMapResult map;
+  if (!indices.empty()) map = arith::DetectIterMap(indices, used, analyzer);
+  if (indices.empty() || !map.ok()) {
+    throw SimpleScheduleError(
+        "NotExactRegionError",
+        fmt::format("reverse_compute_at: what block '{}' writes of buffer '{}' in one iteration "
+                    "of loop '{}' is not a box ({}), so block '{}' would read elements not yet "
+                    "produced",
+                    producer->block->name, region.buffer->name, loop->loop_var->name,
+                    indices.empty() ? "a region of several elements per iteration" : map.error,
+                    block->name),
+        {producer, loop});
+  }
 }
 
 struct IterRange {
@@ -276,6 +329,7 @@ static void ComputeAtImpl(ScheduleState* state, const BlockRealizeNode* realize,
       }
       for (const BufferRegion& r : regions) {
         if (!r.buffer.same_as(mine.buffer)) continue;
+        if (reverse) CheckProducedBox(dep, r, inner, loop, block, &analyzer);
         for (size_t d = 0; d < r.region.size(); ++d) {
           Expr first = Bind(dep, r.region[d].min);
           Expr last = Bind(dep, r.region[d].min + r.region[d].extent - 1);
