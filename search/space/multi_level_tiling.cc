@@ -235,12 +235,10 @@ class MultiLevelTiling : public ScheduleRule {
     try {
       s.Annotate(block, kAnnTilingStructure, structure_);
       std::vector<LoopRV> loops = s.GetLoops(block);
-      // Trivial bindings (checked by NeedsMultiLevelTiling): loop i drives iterator i. (Kept
-      // apart: the splits below replace the block.)
-      std::vector<IterKind> kinds;
-      for (const IterVar& iv : s.Get(block)->block->iter_vars) kinds.push_back(iv.kind);
+      const BlockNode* b = s.Get(block)->block.get();
+      // Trivial bindings (checked by NeedsMultiLevelTiling): loop i drives iterator i.
       for (size_t i = 0; i < loops.size(); ++i) {
-        if (kinds[i] != IterKind::kSpatial) {
+        if (b->iter_vars[i].kind != IterKind::kSpatial) {
           SplitIntoLevels(s, loops[i], r_levels_, &state.tiles);
         } else if (!pinned) {
           SplitIntoLevels(s, loops[i], s_levels_, &state.tiles);

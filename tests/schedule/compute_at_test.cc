@@ -230,19 +230,55 @@ TEST(ReverseComputeAt, RejectsAProducedRegionThatIsNoBox) {
   LoopRV pixels = sch.Fuse({loops[0], loops[1]});
   auto split = sch.Split(pixels, {std::monostate{}, 6});
   BlockRV c = sch.GetBlock("C");
-  ExpectScheduleError(sch, "NotExactRegionError", "not a box",
+  ExpectScheduleError(sch, "NotExactRegionError", "cannot be shown to be a box",
                       [&] { sch.ReverseComputeAt(c, split[0]); });
 }
 
 TEST(ReverseComputeAt, AcceptsAFusedLoopSplitIntoWholeRows) {
-  // Split by 7, each iteration writes one whole row: a box.
-  PrimFunc f = ParseFunc(kImage);
+  // Split by 7, each iteration writes one whole row; by 14 (49 -> 56, guarded), two rows, the
+  // last iteration one (rows (2a + f1 // 7), columns f1 % 7): boxes.
+  for (int64_t rows : {1, 2}) {
+    PrimFunc f = ParseFunc(kImage);
+    Schedule sch(f);
+    auto loops = sch.GetLoops(sch.GetBlock("B"));
+    LoopRV pixels = sch.Fuse({loops[0], loops[1]});
+    auto split = sch.Split(pixels, {std::monostate{}, 7 * rows});
+    sch.ReverseComputeAt(sch.GetBlock("C"), split[0]);
+    ExpectSameNumbers(f, sch.func());
+  }
+}
+
+TEST(ReverseComputeAt, RejectsTwoProducersWritingDifferentElementsInOneIteration) {
+  // Iteration i writes B[i] and B[i + 4]: each a box, their hull B[i..i+4] is not.
+  PrimFunc f = ParseFunc(R"(@prim_func
+def halves(A: Buffer((8,), float32), C: Buffer((8,), float32)):
+    with block("root"):
+        reads()
+        writes()
+        B = alloc_buffer((8,), float32)
+        for i in range(4):
+            with block("B1"):
+                vi = axis.spatial(4, i)
+                reads(A[vi])
+                writes(B[vi])
+                B[vi] = A[vi] * 2.0
+            with block("B2"):
+                vi = axis.spatial(4, i)
+                reads(A[vi + 4])
+                writes(B[vi + 4])
+                B[vi + 4] = A[vi + 4] * 3.0
+        for i in range(8):
+            with block("C"):
+                vi = axis.spatial(8, i)
+                reads(B[vi])
+                writes(C[vi])
+                C[vi] = B[vi] + 1.0
+)");
   Schedule sch(f);
-  auto loops = sch.GetLoops(sch.GetBlock("B"));
-  LoopRV pixels = sch.Fuse({loops[0], loops[1]});
-  auto split = sch.Split(pixels, {std::monostate{}, 7});
-  sch.ReverseComputeAt(sch.GetBlock("C"), split[0]);
-  ExpectSameNumbers(f, sch.func());
+  auto loops = sch.GetLoops(sch.GetBlock("B1"));
+  BlockRV c = sch.GetBlock("C");
+  ExpectScheduleError(sch, "NotExactRegionError", "different regions",
+                      [&] { sch.ReverseComputeAt(c, loops[0]); });
 }
 
 // A -> B -> C, with A computed at C's loop first: B must then go after A inside the loop.

@@ -78,11 +78,14 @@ Expr Bind(const BlockRealizeNode* realize, const Expr& e) {
 
 // reverse_compute_at, step 4: what `producer` writes of `region` in one iteration of `loop` (its
 // loops below it ranging over `inner`) must be a box, each point of which it writes: the consumer
-// then runs over exactly that box. The hull of a region that is not one (a pixel loop fused from
-// rows and columns, then split by 6: pixels 18..35 span rows 2..5 but not all their columns)
-// holds elements not yet produced, which the consumer would read, and overlapping hulls of
-// parallel iterations would race. Sufficient: the indices are a bijective affine map of the
-// loops below `loop` that they use (DetectIterMap, with the outer loops as symbols).
+// then runs over exactly that box. The hull of a region that is not one holds elements not yet
+// produced, which the consumer would read, and the hulls of parallel iterations overlap and race:
+// a pixel loop fused from the rows and columns of a 7 x 7 image and split by 6 writes pixels
+// 6a..6a+5 in iteration a, the end of one row and the start of the next. Sufficient, not
+// necessary: the indices are a bijective affine map of the loops below `loop` that they use
+// (DetectIterMap, with the outer loops as symbols). It needs constant offsets inside a division,
+// so a box it cannot show is refused too (half rows of a fused 8 x 8 loop split by 4). The
+// producer's predicate is not looked at: a guarded split bounds one dimension, keeping a box a box.
 void CheckProducedBox(const BlockRealizeNode* producer, const BufferRegion& region,
                       const VarRangeMap& inner, const ForNode* loop, const BlockNode* block,
                       Analyzer* analyzer) {
@@ -117,8 +120,8 @@ void CheckProducedBox(const BlockRealizeNode* producer, const BufferRegion& regi
     throw SimpleScheduleError(
         "NotExactRegionError",
         fmt::format("reverse_compute_at: what block '{}' writes of buffer '{}' in one iteration "
-                    "of loop '{}' is not a box ({}), so block '{}' would read elements not yet "
-                    "produced",
+                    "of loop '{}' cannot be shown to be a box (its write indices: {}), so block "
+                    "'{}' could read elements not yet produced",
                     producer->block->name, region.buffer->name, loop->loop_var->name,
                     indices.empty() ? "a region of several elements per iteration" : map.error,
                     block->name),
@@ -315,6 +318,8 @@ static void ComputeAtImpl(ScheduleState* state, const BlockRealizeNode* realize,
   std::unordered_map<const VarNode*, IntSet> iter_sets;
   for (const BufferRegion& mine : own) {
     std::vector<IntSet> needed(mine.region.size(), IntSet::Nothing());
+    // reverse_compute_at: each producer region's box, to check that they are one box together.
+    std::vector<std::pair<const BlockRealizeNode*, std::vector<IntSet>>> boxes;
     for (const BlockRealizeNode* dep : dependents) {
       VarRangeMap inner;
       if (mine.buffer->scope == StorageScope::kShared) inner = threads;
@@ -330,13 +335,35 @@ static void ComputeAtImpl(ScheduleState* state, const BlockRealizeNode* realize,
       for (const BufferRegion& r : regions) {
         if (!r.buffer.same_as(mine.buffer)) continue;
         if (reverse) CheckProducedBox(dep, r, inner, loop, block, &analyzer);
+        std::vector<IntSet> box;
         for (size_t d = 0; d < r.region.size(); ++d) {
           Expr first = Bind(dep, r.region[d].min);
           Expr last = Bind(dep, r.region[d].min + r.region[d].extent - 1);
           IntSet s = arith::Union(arith::EvalSet(first, inner, &analyzer),
                                   arith::EvalSet(last, inner, &analyzer), &analyzer);
           needed[d] = arith::Union(needed[d], s, &analyzer);
+          box.push_back(s);
         }
+        if (reverse) boxes.emplace_back(dep, std::move(box));
+      }
+    }
+    // Boxes of several producers (or regions) must be the same box: B[i] and B[i + 4] are two,
+    // and their hull holds elements neither writes. (An init and its update write one.)
+    for (const auto& [dep, box] : boxes) {
+      for (size_t d = 0; boxes.size() > 1 && d < box.size(); ++d) {
+        const IntSet& all = needed[d];
+        if (box[d].min().defined() && all.min().defined() && box[d].max().defined() &&
+            all.max().defined() && analyzer.CanProveEqual(box[d].min(), all.min()) &&
+            analyzer.CanProveEqual(box[d].max(), all.max())) {
+          continue;
+        }
+        throw SimpleScheduleError(
+            "NotExactRegionError",
+            fmt::format("reverse_compute_at: the producers of buffer '{}' under loop '{}' write "
+                        "different regions of it in one iteration (block '{}' at dimension {}), "
+                        "so block '{}' could read elements not yet produced",
+                        mine.buffer->name, loop->loop_var->name, dep->block->name, d, block->name),
+            {dep, loop});
       }
     }
     // Step 5: each dimension of the block's own region must be one iterator, where a dependent
