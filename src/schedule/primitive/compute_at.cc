@@ -89,44 +89,38 @@ Expr Bind(const BlockRealizeNode* realize, const Expr& e) {
 void CheckProducedBox(const BlockRealizeNode* producer, const BufferRegion& region,
                       const VarRangeMap& inner, const ForNode* loop, const BlockNode* block,
                       Analyzer* analyzer) {
-  std::unordered_set<const VarNode*> inner_vars;
-  for (const auto& [var, range] : inner) inner_vars.insert(var.get());
-  std::vector<Expr> indices;
-  bool uses_inner = false;
-  for (const Range& range : region.region) {
-    Expr index = Bind(producer, range.min);
-    const bool varies = UsesVar(index, [&](const VarNode* v) { return inner_vars.count(v) > 0; });
-    if (varies && !IsConstInt(range.extent, 1)) {
-      indices.clear();  // a slab per iteration: no exact check, refused below
-      uses_inner = true;
-      break;
-    }
-    uses_inner |= varies;
-    indices.push_back(std::move(index));
-  }
-  if (!uses_inner) return;
-  VarRangeMap used;
-  for (const auto& [var, range] : inner) {
-    for (const Expr& index : indices) {
-      if (UsesVar(index, [v = var.get()](const VarNode* u) { return u == v; })) {
-        used[var] = range;
-        break;
-      }
-    }
-  }
-  arith::IterMapResult map;
-  if (!indices.empty()) map = arith::DetectIterMap(indices, used, analyzer);
-  if (indices.empty() || !map.ok()) {
+  auto refuse = [&](const std::string& why) {
     throw SimpleScheduleError(
         "NotExactRegionError",
         fmt::format("reverse_compute_at: what block '{}' writes of buffer '{}' in one iteration "
                     "of loop '{}' cannot be shown to be a box (its write indices: {}), so block "
                     "'{}' could read elements not yet produced",
-                    producer->block->name, region.buffer->name, loop->loop_var->name,
-                    indices.empty() ? "a region of several elements per iteration" : map.error,
+                    producer->block->name, region.buffer->name, loop->loop_var->name, why,
                     block->name),
         {producer, loop});
+  };
+  std::vector<Expr> indices;
+  for (const Range& range : region.region) indices.push_back(Bind(producer, range.min));
+  // The loops below `loop` that the indices use.
+  VarRangeMap used;
+  std::unordered_set<const VarNode*> used_vars;
+  for (const auto& [var, range] : inner) {
+    auto is_var = [v = var.get()](const VarNode* u) { return u == v; };
+    if (std::any_of(indices.begin(), indices.end(),
+                    [&](const Expr& index) { return UsesVar(index, is_var); })) {
+      used[var] = range;
+      used_vars.insert(var.get());
+    }
   }
+  if (used.empty()) return;
+  for (size_t d = 0; d < indices.size(); ++d) {
+    if (!IsConstInt(region.region[d].extent, 1) &&
+        UsesVar(indices[d], [&](const VarNode* v) { return used_vars.count(v) > 0; })) {
+      refuse("a region of several elements per iteration");
+    }
+  }
+  arith::IterMapResult map = arith::DetectIterMap(indices, used, analyzer);
+  if (!map.ok()) refuse(map.error);
 }
 
 struct IterRange {
@@ -350,7 +344,8 @@ static void ComputeAtImpl(ScheduleState* state, const BlockRealizeNode* realize,
     // Boxes of several producers (or regions) must be the same box: B[i] and B[i + 4] are two,
     // and their hull holds elements neither writes. (An init and its update write one.)
     for (const auto& [dep, box] : boxes) {
-      for (size_t d = 0; boxes.size() > 1 && d < box.size(); ++d) {
+      if (boxes.size() < 2) break;
+      for (size_t d = 0; d < box.size(); ++d) {
         const IntSet& all = needed[d];
         if (box[d].min().defined() && all.min().defined() && box[d].max().defined() &&
             all.max().defined() && analyzer.CanProveEqual(box[d].min(), all.min()) &&
