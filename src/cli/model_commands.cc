@@ -236,6 +236,16 @@ void RunModelRun(const ModelRunCli& opts, const GlobalOptions& global) {
         total += calls[c];
       }
     }
+    // Each call again, warm and alone (the median of `repeat` runs in a row), as tuning times
+    // it: what a function loses in the model beside that is the model's data flow (weights and
+    // activations coming from memory, other calls' threads).
+    std::map<int, double> alone_per_function;
+    double alone_total = 0;
+    std::vector<double> alone = executor.RunTimedCalls(opts.repeat);
+    for (size_t c = 0; c < alone.size(); ++c) {
+      alone_per_function[art.calls[c].function] += alone[c];
+      alone_total += alone[c];
+    }
     std::vector<std::pair<double, int>> shares;
     for (const auto& [f, s] : per_function) shares.emplace_back(s, f);
     std::sort(shares.rbegin(), shares.rend());
@@ -244,9 +254,12 @@ void RunModelRun(const ModelRunCli& opts, const GlobalOptions& global) {
       shares_json.push_back({{"function", art.functions[f].name},
                              {"tuned", art.functions[f].tuned},
                              {"seconds", s / opts.repeat},
+                             {"alone_seconds", alone_per_function[f]},
                              {"share", total > 0 ? s / total : 0}});
     }
     result["median_seconds"] = Median(samples);
+    result["calls_seconds"] = total / opts.repeat;
+    result["calls_alone_seconds"] = alone_total;
     result["samples"] = samples;
     result["functions"] = shares_json;
   }
@@ -268,10 +281,16 @@ void RunModelRun(const ModelRunCli& opts, const GlobalOptions& global) {
   if (opts.bench) {
     fmt::print("latency: {:.3f} ms (median of {} runs after {} warm-up)\n",
                result["median_seconds"].get<double>() * 1e3, opts.repeat, opts.warmup);
+    fmt::print(
+        "  calls one by one: {:.3f} ms; each warm and alone (as tuning times them): {:.3f} "
+        "ms\n",
+        result["calls_seconds"].get<double>() * 1e3,
+        result["calls_alone_seconds"].get<double>() * 1e3);
+    fmt::print("  share   in model  alone\n");
     for (const nlohmann::json& s : result["functions"]) {
-      fmt::print("  {:5.1f}%  {:.3f} ms  {}{}\n", s["share"].get<double>() * 100,
-                 s["seconds"].get<double>() * 1e3, s["function"].get<std::string>(),
-                 s["tuned"].get<bool>() ? " (tuned)" : "");
+      fmt::print("  {:5.1f}%  {:.3f} ms  {:.3f} ms  {}{}\n", s["share"].get<double>() * 100,
+                 s["seconds"].get<double>() * 1e3, s["alone_seconds"].get<double>() * 1e3,
+                 s["function"].get<std::string>(), s["tuned"].get<bool>() ? " (tuned)" : "");
     }
   }
 }

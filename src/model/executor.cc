@@ -57,6 +57,15 @@ void CheckCalls(const Artifact& art, const std::string& dir, int function,
   }
 }
 
+// The median of `repeats` calls of `timed` (seconds each).
+template <typename F>
+double MedianOfRepeats(int repeats, F&& timed) {
+  std::vector<double> samples;
+  for (int i = 0; i < repeats; ++i) samples.push_back(timed());
+  std::nth_element(samples.begin(), samples.begin() + repeats / 2, samples.end());
+  return samples[repeats / 2];
+}
+
 NDArray Blob(int64_t nbytes) {
   return NDArray::Empty({std::max<int64_t>(nbytes, 1)}, DataType::UInt(8));
 }
@@ -241,28 +250,32 @@ std::vector<graph::TensorType> GraphExecutor::OutputTypes() const {
   return types;
 }
 
-void GraphExecutor::RunCalls(std::vector<double>* seconds) {
+void GraphExecutor::RunCall(size_t c) {
+  if (library_kernels_[c]) {
+    const std::vector<void*>& args = call_args_[c];
+    library_kernels_[c]->Run(std::vector<const void*>(args.begin(), args.end() - 1), args.back());
+    return;
+  }
+  const Kernel& kernel = *kernels_[artifact_.calls[c].function];
+  int32_t status = kernel.RunRaw(call_args_[c].data());
+  if (status != 0) {
+    TT_USER_ERROR("function '{}' (call {}) returned status {}", kernel.name(), c, status);
+  }
+}
+
+void GraphExecutor::RunCalls(std::vector<double>* seconds, int alone_repeats) {
   for (size_t c = 0; c < artifact_.calls.size(); ++c) {
-    auto start = std::chrono::steady_clock::now();
-    if (library_kernels_[c]) {
-      const std::vector<void*>& args = call_args_[c];
-      library_kernels_[c]->Run(std::vector<const void*>(args.begin(), args.end() - 1),
-                               args.back());
-      if (seconds != nullptr) {
-        seconds->push_back(
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-      }
+    auto timed = [&] {
+      auto start = std::chrono::steady_clock::now();
+      RunCall(c);
+      return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    };
+    if (seconds == nullptr) {
+      RunCall(c);
       continue;
     }
-    const Kernel& kernel = *kernels_[artifact_.calls[c].function];
-    int32_t status = kernel.RunRaw(call_args_[c].data());
-    if (seconds != nullptr) {
-      seconds->push_back(
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-    }
-    if (status != 0) {
-      TT_USER_ERROR("function '{}' (call {}) returned status {}", kernel.name(), c, status);
-    }
+    double first = timed();
+    seconds->push_back(alone_repeats > 0 ? MedianOfRepeats(alone_repeats, timed) : first);
   }
 }
 
@@ -280,7 +293,7 @@ std::vector<NDArray> GraphExecutor::Run(const std::vector<NDArray>& inputs) {
     std::memcpy(data_[artifact_.inputs[i]], inputs[i].raw(), inputs[i].nbytes());
   }
   if (gpu_) return RunGpu();
-  RunCalls(nullptr);
+  RunCalls(nullptr, 0);
   std::vector<NDArray> outputs;
   for (int o : artifact_.outputs) {
     const ArtifactValue& v = artifact_.values[o];
@@ -291,12 +304,12 @@ std::vector<NDArray> GraphExecutor::Run(const std::vector<NDArray>& inputs) {
   return outputs;
 }
 
-std::vector<double> GraphExecutor::RunTimedCalls() {
+std::vector<double> GraphExecutor::RunTimedCalls(int alone_repeats) {
   std::vector<double> seconds;
   if (gpu_) {
-    RunGpuCalls(&seconds);
+    RunGpuCalls(&seconds, alone_repeats);
   } else {
-    RunCalls(&seconds);
+    RunCalls(&seconds, alone_repeats);
   }
   return seconds;
 }
@@ -403,7 +416,7 @@ void GraphExecutor::LoadGpu(const std::string& dir) {
   }
 }
 
-void GraphExecutor::RunGpuCalls(std::vector<double>* seconds) {
+void GraphExecutor::RunGpuCalls(std::vector<double>* seconds, int alone_repeats) {
   GpuState& g = *gpu_;
   for (size_t c = 0; c < artifact_.calls.size(); ++c) {
     const ArtifactCall& call = artifact_.calls[c];
@@ -432,11 +445,13 @@ void GraphExecutor::RunGpuCalls(std::vector<double>* seconds) {
       }
     };
     try {
-      if (seconds != nullptr) {
-        seconds->push_back(g.context.TimeMs([] {}, launch) / 1e3);
-      } else {
+      if (seconds == nullptr) {
         launch();
+        continue;
       }
+      auto timed = [&] { return g.context.TimeMs([] {}, launch) / 1e3; };
+      double first = timed();
+      seconds->push_back(alone_repeats > 0 ? MedianOfRepeats(alone_repeats, timed) : first);
     } catch (const std::runtime_error& e) {  // cuda::CudaError, cuda::CudaUnavailable
       TT_USER_ERROR("function '{}' (call {}) failed on the GPU: {}",
                     artifact_.functions[call.function].name, c, e.what());
@@ -456,7 +471,7 @@ std::vector<NDArray> GraphExecutor::RunGpu() {
     g.context.CopyToDevice(g.values[i], data_[i],
                            static_cast<size_t>(v.NumElements() * v.dtype.bytes()));
   }
-  RunGpuCalls(nullptr);
+  RunGpuCalls(nullptr, 0);
   std::vector<NDArray> outputs;
   for (int o : artifact_.outputs) {
     const ArtifactValue& v = artifact_.values[o];

@@ -118,8 +118,19 @@ TEST_F(ModelCli, BenchReportsLatencyAndShares) {
   EXPECT_GT(j["median_seconds"].get<double>(), 0);
   EXPECT_EQ(j["samples"].size(), 3u);
   double shares = 0;
-  for (const nlohmann::json& f : j["functions"]) shares += f["share"].get<double>();
+  double alone = 0;
+  for (const nlohmann::json& f : j["functions"]) {
+    shares += f["share"].get<double>();
+    EXPECT_GT(f["alone_seconds"].get<double>(), 0) << f.dump();
+    alone += f["alone_seconds"].get<double>();
+  }
   EXPECT_NEAR(shares, 1.0, 1e-6);
+  // Each call timed warm and alone too; the functions' times add up to the calls' total.
+  EXPECT_GT(j["calls_seconds"].get<double>(), 0);
+  EXPECT_NEAR(j["calls_alone_seconds"].get<double>(), alone, 1e-9);
+  Result text = Run("run " + Path("art") + " --bench --repeat 2");
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("each warm and alone"), std::string::npos) << text.out;
 }
 
 TEST_F(ModelCli, TuneModelThenCompileUsesTheRecord) {

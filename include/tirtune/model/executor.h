@@ -40,8 +40,11 @@ class GraphExecutor {
   std::vector<NDArray> Run(const std::vector<NDArray>& inputs);
 
   /// Runs every call once on the inputs of the last Run and returns the seconds each took
-  /// (indexed like artifact().calls; on a GPU, CUDA events around each call's launches).
-  std::vector<double> RunTimedCalls();
+  /// (indexed like artifact().calls; on a GPU, CUDA events around each call's launches). With
+  /// `alone_repeats` > 0 each call then runs that many more times in a row and the median of
+  /// those is returned instead: the call warm and alone, as tuning measures it (a call's output
+  /// never shares storage with its arguments, so the values stay those of the model).
+  std::vector<double> RunTimedCalls(int alone_repeats = 0);
 
   /// Bytes of intermediate storage after reuse, and without it (on a GPU: device memory, one
   /// buffer per value, no reuse yet).
@@ -53,14 +56,15 @@ class GraphExecutor {
   graph::Graph ReferenceGraph() const;
 
  private:
-  void RunCalls(std::vector<double>* seconds);
+  void RunCall(size_t c);
+  void RunCalls(std::vector<double>* seconds, int alone_repeats);
   std::unique_ptr<offload::LibraryKernel> BuildLibraryKernel(
       const std::string& dir, const ArtifactCall& call, const ArtifactFunction& f,
       const offload::LibraryOptions& options) const;
   void LoadInputsAndConstants(const std::string& dir);
   void LoadGpu(const std::string& dir);
   std::vector<NDArray> RunGpu();
-  void RunGpuCalls(std::vector<double>* seconds);
+  void RunGpuCalls(std::vector<double>* seconds, int alone_repeats);
 
   struct GpuState;
 
