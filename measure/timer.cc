@@ -2,11 +2,20 @@
 // constant parameters evicted before every call.
 #include "tirtune/measure/timer.h"
 
+#include <fmt/core.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
+#include <fstream>
+#include <string>
 #include <vector>
+
+#include "tirtune/support/error.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -53,6 +62,44 @@ TimingResult TimeWithColdConstants(const std::function<void()>& fn, const TimerC
 }
 
 }  // namespace
+
+int64_t LastLevelCacheBytes() {
+  if (const char* forced = std::getenv("TIRTUNE_LAST_LEVEL_CACHE_BYTES"); forced != nullptr) {
+    char* end = nullptr;
+    errno = 0;
+    long long bytes = std::strtoll(forced, &end, 10);
+    if (errno != 0 || end == forced || *end != '\0' || bytes <= 0) {
+      throw UserError(fmt::format(
+          "TIRTUNE_LAST_LEVEL_CACHE_BYTES must be a positive number of bytes, not '{}'", forced));
+    }
+    return bytes;
+  }
+  // sysfs: index*/level and index*/size ("32768K"); the highest level wins.
+  int best_level = 0;
+  int64_t best_bytes = 0;
+  for (int index = 0; index < 8; ++index) {
+    const std::string dir = fmt::format("/sys/devices/system/cpu/cpu0/cache/index{}/", index);
+    std::ifstream level_file(dir + "level");
+    std::ifstream size_file(dir + "size");
+    int level = 0;
+    int64_t size = 0;
+    std::string unit;
+    if (!(level_file >> level) || !(size_file >> size)) continue;
+    size_file >> unit;
+    if (unit == "K") size <<= 10;
+    if (unit == "M") size <<= 20;
+    if (unit == "G") size <<= 30;
+    if (level > best_level && size > 0) {
+      best_level = level;
+      best_bytes = size;
+    }
+  }
+  if (best_bytes > 0) return best_bytes;
+  for (int name : {_SC_LEVEL3_CACHE_SIZE, _SC_LEVEL2_CACHE_SIZE}) {
+    if (long bytes = sysconf(name); bytes > 0) return bytes;
+  }
+  return 0;
+}
 
 void EvictFromCaches(const ByteRange& range) {
   if (range.bytes == 0) return;

@@ -4,6 +4,7 @@
 #include <fmt/core.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <ctime>
@@ -18,6 +19,7 @@
 #include "tirtune/codegen/cuda.h"
 #include "tirtune/database/database.h"
 #include "tirtune/ir/parser.h"
+#include "tirtune/measure/timer.h"
 #include "tirtune/runtime/cuda_driver.h"
 #include "tirtune/search/tune.h"
 #include "tirtune/te/workload_registry.h"
@@ -39,6 +41,7 @@ struct TuneCli {
   std::vector<std::string> onnx_models;
   std::string offload = "measured";
   bool resume = false;
+  bool warm_weights = false;
   RunnerCli runner;
   TuneOptions options;
 };
@@ -57,7 +60,8 @@ std::string Timestamp() {
   return buf;
 }
 
-std::vector<TuneTask> LoadTasks(const TuneCli& opts) {
+// `model_weight_bytes` gets each model's constant bytes.
+std::vector<TuneTask> LoadTasks(const TuneCli& opts, std::vector<int64_t>* model_weight_bytes) {
   std::vector<TuneTask> tasks;
   for (const std::string& spec : opts.workloads) {
     Workload w = MakeWorkload(spec);
@@ -89,6 +93,11 @@ std::vector<TuneTask> LoadTasks(const TuneCli& opts) {
     Target target = opts.target.empty() ? Target::Host() : Target::Parse(opts.target);
     model::ModelTasks model_tasks =
         model::LoadOnnxModel(file, model::OffloadPatterns(offload, target));
+    int64_t weight_bytes = 0;
+    for (const graph::Value& v : model_tasks.fused.values()) {
+      if (v.kind == graph::ValueKind::kConstant) weight_bytes += v.data.nbytes();
+    }
+    model_weight_bytes->push_back(weight_bytes);
     for (size_t t = 0; t < model_tasks.tasks.size(); ++t) {
       std::string library = model::TaskLibrary(model_tasks, static_cast<int>(t));
       if (offload == model::Offload::kAlways && !library.empty()) continue;
@@ -108,8 +117,36 @@ std::vector<TuneTask> LoadTasks(const TuneCli& opts) {
   return tasks;
 }
 
+// How candidates are timed, in the words of the log and --json.
+std::string TimingName(const TimerConfig& timer) {
+  if (timer.flush_cache) return "timed on flushed caches";
+  return timer.cold_constants ? "timed with cold weights" : "timed warm";
+}
+
+// Models whose weights exceed the last-level cache run every layer with its weights coming from
+// memory (the other layers evicted them since its last call), so their candidates are timed that
+// way: `--cold-weights` by default where every task comes from such a model and is measured on
+// this CPU. Returns the log line saying so, empty when the timing stays as given.
+std::string ChooseColdWeights(const TuneCli& opts, const std::vector<int64_t>& model_weight_bytes,
+                              TuneOptions* options) {
+  TimerConfig& timer = options->runner.timer;
+  if (opts.warm_weights || timer.cold_constants || timer.flush_cache) return "";
+  if (model_weight_bytes.empty() || !opts.workloads.empty() || !opts.ir_files.empty()) return "";
+  if (options->target.is_cuda() || opts.runner.remote()) return "";
+  const int64_t cache = LastLevelCacheBytes();
+  const int64_t smallest = *std::min_element(model_weight_bytes.begin(), model_weight_bytes.end());
+  if (cache <= 0 || smallest <= cache) return "";
+  timer.cold_constants = true;
+  return fmt::format(
+      "the model's weights ({:.1f} MiB) exceed this CPU's last-level cache ({:.1f} MiB): every "
+      "candidate is timed with its weights evicted before each call, as it runs in the model "
+      "(--cold-weights; --warm-weights times them warm)",
+      smallest / 1048576.0, cache / 1048576.0);
+}
+
 void RunTune(TuneCli& opts, const GlobalOptions& global) {
-  std::vector<TuneTask> tasks = LoadTasks(opts);
+  std::vector<int64_t> model_weight_bytes;
+  std::vector<TuneTask> tasks = LoadTasks(opts, &model_weight_bytes);
   TuneOptions options = opts.options;
   options.target = opts.target.empty() ? Target::Host() : Target::Parse(opts.target);
   // A cuda target measures on this host's GPU or on a device pool's GPU agents; with neither,
@@ -156,11 +193,14 @@ void RunTune(TuneCli& opts, const GlobalOptions& global) {
                  Duration(p.eta_seconds));
     };
   }
+  if (std::string cold = ChooseColdWeights(opts, model_weight_bytes, &options); !cold.empty()) {
+    options.log(cold);
+  }
   std::unique_ptr<Runner> runner =
       opts.runner.Make(CanonicalTarget(options.target.str()), options.runner, global);
-  options.log(fmt::format("tirtune tune: {} task(s), {} trials, target '{}', database {}, {}",
+  options.log(fmt::format("tirtune tune: {} task(s), {} trials, target '{}', database {}, {}, {}",
                           tasks.size(), options.max_trials, options.target.str(), db->Describe(),
-                          runner->Describe()));
+                          runner->Describe(), TimingName(options.runner.timer)));
 
   TuneResult result;
   {
@@ -193,6 +233,7 @@ void RunTune(TuneCli& opts, const GlobalOptions& global) {
     }
     fmt::print("{}\n", nlohmann::json{{"target", options.target.str()},
                                       {"database", opts.db},
+                                      {"timing", TimingName(options.runner.timer)},
                                       {"seconds", result.seconds},
                                       {"search_seconds", result.search_seconds},
                                       {"build_seconds", result.build_seconds},
@@ -262,12 +303,18 @@ void AddTuneCommand(CLI::App& app, const GlobalOptions& global) {
       "--flush-cache", opts->options.runner.timer.flush_cache,
       "time every candidate on cold caches: one call after a cache flush per sample, as a kernel "
       "runs inside a model whose other layers evicted its data");
-  cmd->add_flag("--cold-weights", opts->options.runner.timer.cold_constants,
-                "time every call of a candidate with the function's constant weights (a model's, "
-                "or a workload's layout-free parameters) evicted from the caches and its other "
-                "data warm, as a layer runs inside a model (records of one database should all "
-                "be timed one way)")
-      ->excludes(flush);
+  CLI::Option* cold =
+      cmd->add_flag("--cold-weights", opts->options.runner.timer.cold_constants,
+                    "time every call of a candidate with the function's constant weights (a "
+                    "model's, or a workload's layout-free parameters) evicted from the caches and "
+                    "its other data warm, as a layer runs inside a model (records of one database "
+                    "should all be timed one way); the default for --model when the model's "
+                    "weights exceed this CPU's last-level cache")
+          ->excludes(flush);
+  cmd->add_flag("--warm-weights", opts->warm_weights,
+                "time a model's candidates warm even when its weights exceed the last-level cache")
+      ->excludes(flush)
+      ->excludes(cold);
   opts->runner.AddOptions(cmd);
   cmd->add_option("--log", opts->log_file, "log file (default: DB.log)");
   cmd->add_option("--model", opts->onnx_models,

@@ -6,6 +6,10 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdlib>
+#include <filesystem>
+
+#include "tirtune/support/error.h"
 
 namespace tirtune {
 namespace {
@@ -108,6 +112,22 @@ TEST(EvictFromCaches, KeepsTheContentsOfAnUnalignedRange) {
   EvictFromCaches({bytes.data() + 3, 997});
   EvictFromCaches({bytes.data(), 0});
   for (size_t i = 0; i < bytes.size(); ++i) ASSERT_EQ(bytes[i], static_cast<char>(i * 7));
+}
+
+TEST(LastLevelCacheBytes, ReadsTheHostOrTheOverride) {
+  const char* kCache = "TIRTUNE_LAST_LEVEL_CACHE_BYTES";
+  unsetenv(kCache);
+  // Where sysfs lists the caches, the last level is at least as large as every other one.
+  if (std::filesystem::exists("/sys/devices/system/cpu/cpu0/cache/index0/size")) {
+    EXPECT_GE(LastLevelCacheBytes(), 4096);
+  }
+  setenv(kCache, "33554432", 1);
+  EXPECT_EQ(LastLevelCacheBytes(), 33554432);
+  for (const char* bad : {"", "0", "-5", "32M", "1e9"}) {
+    setenv(kCache, bad, 1);
+    EXPECT_THROW(LastLevelCacheBytes(), UserError) << bad;
+  }
+  unsetenv(kCache);
 }
 
 }  // namespace

@@ -158,6 +158,46 @@ TEST_F(ModelCli, TuneModelThenCompileUsesTheRecord) {
   EXPECT_NE(r.out.find("verified"), std::string::npos) << r.out;
 }
 
+// A model whose weights exceed the last-level cache (here: an override of 256 bytes) has its
+// candidates timed with cold weights unless told otherwise; one whose weights fit is timed warm.
+TEST_F(ModelCli, AModelWhoseWeightsExceedTheLastLevelCacheIsTimedWithColdWeights) {
+  std::string model = WriteModel(OneTask(), dir_ / "one.onnx");  // 544 bytes of weights
+  auto tune = [&](const std::string& name, const std::string& flags) {
+    return Run("tune --json --model " + model +
+               " --trials 4 --trials-per-round 4 --strategy replay --cost-model random --db " +
+               Path(name) + " " + flags + " " + kTarget);
+  };
+  auto timing = [](const Result& r) { return r.Json()["timing"].get<std::string>(); };
+  const char* kCache = "TIRTUNE_LAST_LEVEL_CACHE_BYTES";
+  setenv(kCache, "256", 1);
+  Result cold = tune("cold.db", "");
+  ASSERT_EQ(cold.exit_code, 0) << cold.err;
+  EXPECT_EQ(timing(cold), "timed with cold weights");
+  EXPECT_NE(ReadFile(Path("cold.db.log")).find("exceed this CPU's last-level cache"),
+            std::string::npos);
+  Result warm = tune("warm.db", "--warm-weights");
+  ASSERT_EQ(warm.exit_code, 0) << warm.err;
+  EXPECT_EQ(timing(warm), "timed warm");
+  Result flushed = tune("flush.db", "--flush-cache");
+  ASSERT_EQ(flushed.exit_code, 0) << flushed.err;
+  EXPECT_EQ(timing(flushed), "timed on flushed caches");
+  setenv(kCache, "1000000", 1);
+  Result fits = tune("fits.db", "");
+  ASSERT_EQ(fits.exit_code, 0) << fits.err;
+  EXPECT_EQ(timing(fits), "timed warm");
+  setenv(kCache, "lots", 1);
+  Result bad = tune("bad.db", "");
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.err.find("TIRTUNE_LAST_LEVEL_CACHE_BYTES must be a positive number of bytes, "
+                         "not 'lots'"),
+            std::string::npos)
+      << bad.err;
+  unsetenv(kCache);
+  Result both = tune("both.db", "--warm-weights --cold-weights");
+  EXPECT_NE(both.exit_code, 0);
+  EXPECT_NE(both.err.find("excludes"), std::string::npos) << both.err;
+}
+
 // One poisoned row of each kind, each claiming to be the fastest record of the model's task:
 // JSON nested 100,000 levels deep, a tiling decision whose product wraps around 64
 // bits, an instruction nobody knows, and text that is not JSON. Every command that reads the

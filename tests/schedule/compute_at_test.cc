@@ -232,6 +232,9 @@ TEST(ReverseComputeAt, RejectsAProducedRegionThatIsNoBox) {
   BlockRV c = sch.GetBlock("C");
   ExpectScheduleError(sch, "NotExactRegionError", "cannot be shown to be a box",
                       [&] { sch.ReverseComputeAt(c, split[0]); });
+  // The indices are named as such (DetectIterMap's word for them is "binding").
+  ExpectScheduleError(sch, "NotExactRegionError", "write indices: index 0 (",
+                      [&] { sch.ReverseComputeAt(c, split[0]); });
 }
 
 TEST(ReverseComputeAt, AcceptsAFusedLoopSplitIntoWholeRows) {

@@ -38,6 +38,13 @@ struct TimerConfig {
 /// Writes back and invalidates every cache line of `range` in every cache level.
 void EvictFromCaches(const ByteRange& range);
 
+/// The bytes of the last-level cache CPU 0 shares (the highest level sysfs lists under
+/// /sys/devices/system/cpu/cpu0/cache; sysconf where there is none), 0 when unknown. The
+/// environment variable TIRTUNE_LAST_LEVEL_CACHE_BYTES overrides it (a virtual machine whose
+/// cache is shared with other guests, or tests). UserError for a value of it that is no
+/// positive integer.
+int64_t LastLevelCacheBytes();
+
 struct TimingResult {
   /// Seconds per call, one sample per repeat.
   std::vector<double> seconds;

@@ -120,7 +120,11 @@ void CheckProducedBox(const BlockRealizeNode* producer, const BufferRegion& regi
     }
   }
   arith::IterMapResult map = arith::DetectIterMap(indices, used, analyzer);
-  if (!map.ok()) refuse(map.error);
+  if (!map.ok()) {
+    std::string why = map.error;  // DetectIterMap calls the indices "bindings"
+    if (why.rfind("binding ", 0) == 0) why.replace(0, 7, "index");
+    refuse(why);
+  }
 }
 
 struct IterRange {
