@@ -236,7 +236,7 @@ void RunModelRun(const ModelRunCli& opts, const GlobalOptions& global) {
         total += calls[c];
       }
     }
-    // Each call again, warm and alone (the median of `repeat` runs in a row), as tuning times
+    // Each call again, warm and alone (the median of `repeat` runs in a row), as warm tuning times
     // it: what a function loses in the model beside that is the model's data flow (weights and
     // activations coming from memory, other calls' threads).
     std::map<int, double> alone_per_function;
@@ -282,7 +282,8 @@ void RunModelRun(const ModelRunCli& opts, const GlobalOptions& global) {
     fmt::print("latency: {:.3f} ms (median of {} runs after {} warm-up)\n",
                result["median_seconds"].get<double>() * 1e3, opts.repeat, opts.warmup);
     fmt::print(
-        "  calls one by one: {:.3f} ms; each warm and alone (as tuning times them): {:.3f} "
+        "  calls one by one: {:.3f} ms; each warm and alone (as tune --warm-weights times them): "
+        "{:.3f} "
         "ms\n",
         result["calls_seconds"].get<double>() * 1e3,
         result["calls_alone_seconds"].get<double>() * 1e3);

@@ -138,10 +138,12 @@ std::string ChooseColdWeights(const TuneCli& opts, const std::vector<int64_t>& m
   if (cache <= 0 || smallest <= cache) return "";
   timer.cold_constants = true;
   return fmt::format(
-      "the model's weights ({:.1f} MiB) exceed this CPU's last-level cache ({:.1f} MiB): every "
+      "{} weights ({}{:.1f} MiB) exceed this CPU's last-level cache ({:.1f} MiB): every "
       "candidate is timed with its weights evicted before each call, as it runs in the model "
       "(--cold-weights; --warm-weights times them warm)",
-      smallest / 1048576.0, cache / 1048576.0);
+      model_weight_bytes.size() == 1 ? "the model's" : "every model's",
+      model_weight_bytes.size() == 1 ? "" : "the smallest ", smallest / 1048576.0,
+      cache / 1048576.0);
 }
 
 void RunTune(TuneCli& opts, const GlobalOptions& global) {

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "../common/scoped_env.h"
 #include "tirtune/support/error.h"
 
 namespace tirtune {
@@ -115,19 +116,18 @@ TEST(EvictFromCaches, KeepsTheContentsOfAnUnalignedRange) {
 }
 
 TEST(LastLevelCacheBytes, ReadsTheHostOrTheOverride) {
-  const char* kCache = "TIRTUNE_LAST_LEVEL_CACHE_BYTES";
-  unsetenv(kCache);
+  testing::ScopedEnv cache("TIRTUNE_LAST_LEVEL_CACHE_BYTES");
+  cache.Unset();
   // Where sysfs lists the caches, the last level is at least as large as every other one.
   if (std::filesystem::exists("/sys/devices/system/cpu/cpu0/cache/index0/size")) {
     EXPECT_GE(LastLevelCacheBytes(), 4096);
   }
-  setenv(kCache, "33554432", 1);
+  cache.Set("33554432");
   EXPECT_EQ(LastLevelCacheBytes(), 33554432);
   for (const char* bad : {"", "0", "-5", "32M", "1e9"}) {
-    setenv(kCache, bad, 1);
+    cache.Set(bad);
     EXPECT_THROW(LastLevelCacheBytes(), UserError) << bad;
   }
-  unsetenv(kCache);
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "../common/cli_run.h"
+#include "../common/scoped_env.h"
 #include "model_testing.h"
 #include "tirtune/graph/executor.h"
 #include "tirtune/graph/onnx_import.h"
@@ -168,8 +169,8 @@ TEST_F(ModelCli, AModelWhoseWeightsExceedTheLastLevelCacheIsTimedWithColdWeights
                Path(name) + " " + flags + " " + kTarget);
   };
   auto timing = [](const Result& r) { return r.Json()["timing"].get<std::string>(); };
-  const char* kCache = "TIRTUNE_LAST_LEVEL_CACHE_BYTES";
-  setenv(kCache, "256", 1);
+  tirtune::testing::ScopedEnv cache("TIRTUNE_LAST_LEVEL_CACHE_BYTES");
+  cache.Set("256");
   Result cold = tune("cold.db", "");
   ASSERT_EQ(cold.exit_code, 0) << cold.err;
   EXPECT_EQ(timing(cold), "timed with cold weights");
@@ -181,18 +182,18 @@ TEST_F(ModelCli, AModelWhoseWeightsExceedTheLastLevelCacheIsTimedWithColdWeights
   Result flushed = tune("flush.db", "--flush-cache");
   ASSERT_EQ(flushed.exit_code, 0) << flushed.err;
   EXPECT_EQ(timing(flushed), "timed on flushed caches");
-  setenv(kCache, "1000000", 1);
+  cache.Set("1000000");
   Result fits = tune("fits.db", "");
   ASSERT_EQ(fits.exit_code, 0) << fits.err;
   EXPECT_EQ(timing(fits), "timed warm");
-  setenv(kCache, "lots", 1);
+  cache.Set("lots");
   Result bad = tune("bad.db", "");
   EXPECT_EQ(bad.exit_code, 1);
   EXPECT_NE(bad.err.find("TIRTUNE_LAST_LEVEL_CACHE_BYTES must be a positive number of bytes, "
                          "not 'lots'"),
             std::string::npos)
       << bad.err;
-  unsetenv(kCache);
+  cache.Unset();
   Result both = tune("both.db", "--warm-weights --cold-weights");
   EXPECT_NE(both.exit_code, 0);
   EXPECT_NE(both.err.find("excludes"), std::string::npos) << both.err;

@@ -42,8 +42,8 @@ class GraphExecutor {
   /// Runs every call once on the inputs of the last Run and returns the seconds each took
   /// (indexed like artifact().calls; on a GPU, CUDA events around each call's launches). With
   /// `alone_repeats` > 0 each call then runs that many more times in a row and the median of
-  /// those is returned instead: the call warm and alone, as tuning measures it (a call's output
-  /// never shares storage with its arguments, so the values stay those of the model).
+  /// those is returned instead: the call warm and alone, as warm tuning measures it (a call's
+  /// output never shares storage with its arguments, so the values stay those of the model).
   std::vector<double> RunTimedCalls(int alone_repeats = 0);
 
   /// Bytes of intermediate storage after reuse, and without it (on a GPU: device memory, one
