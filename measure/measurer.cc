@@ -65,6 +65,37 @@ std::string DeviceDescription(const Target& target, int cuda_device) {
   }
 }
 
+namespace {
+constexpr std::string_view kColdWeightsSuffix = ", cold weights";
+constexpr std::string_view kFlushedCachesSuffix = ", flushed caches";
+}  // namespace
+
+RecordTiming TimingOf(const TimerConfig& timer) {
+  if (timer.flush_cache) return RecordTiming::kFlushedCaches;
+  return timer.cold_constants ? RecordTiming::kColdWeights : RecordTiming::kWarm;
+}
+
+std::string TimedDevice(const std::string& device, RecordTiming timing) {
+  switch (timing) {
+    case RecordTiming::kWarm:
+      return device;
+    case RecordTiming::kColdWeights:
+      return device + std::string(kColdWeightsSuffix);
+    case RecordTiming::kFlushedCaches:
+      return device + std::string(kFlushedCachesSuffix);
+  }
+  return device;
+}
+
+RecordTiming RecordTimingOf(std::string_view device) {
+  auto ends_with = [&](std::string_view suffix) {
+    return device.size() >= suffix.size() && device.substr(device.size() - suffix.size()) == suffix;
+  };
+  if (ends_with(kColdWeightsSuffix)) return RecordTiming::kColdWeights;
+  if (ends_with(kFlushedCachesSuffix)) return RecordTiming::kFlushedCaches;
+  return RecordTiming::kWarm;
+}
+
 TimerConfig TuningTimerConfig() {
   TimerConfig config;
   config.warmup = 1;

@@ -61,16 +61,37 @@ TimingResult TimeWithColdConstants(const std::function<void()>& fn, const TimerC
   return SummarizeSamples(std::move(seconds), number);
 }
 
+// A size as sysfs writes it and people type it: a positive integer of bytes, or of KiB, MiB or
+// GiB with the suffix K, M or G ("32768K", "32M"); 0 for anything else.
+int64_t ParseCacheSize(const std::string& text) {
+  char* end = nullptr;
+  errno = 0;
+  const long long number = std::strtoll(text.c_str(), &end, 10);
+  if (errno != 0 || end == text.c_str() || number <= 0) return 0;
+  const std::string unit(end);
+  int shift = 0;
+  if (unit == "K" || unit == "k")
+    shift = 10;
+  else if (unit == "M" || unit == "m")
+    shift = 20;
+  else if (unit == "G" || unit == "g")
+    shift = 30;
+  else if (!unit.empty())
+    return 0;
+  if (number > (INT64_MAX >> shift)) return 0;
+  return static_cast<int64_t>(number) << shift;
+}
+
 }  // namespace
 
 int64_t LastLevelCacheBytes() {
   if (const char* forced = std::getenv("TIRTUNE_LAST_LEVEL_CACHE_BYTES"); forced != nullptr) {
-    char* end = nullptr;
-    errno = 0;
-    long long bytes = std::strtoll(forced, &end, 10);
-    if (errno != 0 || end == forced || *end != '\0' || bytes <= 0) {
+    const int64_t bytes = ParseCacheSize(forced);
+    if (bytes <= 0) {
       throw UserError(fmt::format(
-          "TIRTUNE_LAST_LEVEL_CACHE_BYTES must be a positive number of bytes, not '{}'", forced));
+          "TIRTUNE_LAST_LEVEL_CACHE_BYTES must be a positive number of bytes, with K, M or G for "
+          "KiB, MiB or GiB (e.g. 33554432 or 32M), not '{}'",
+          forced));
     }
     return bytes;
   }
@@ -82,13 +103,9 @@ int64_t LastLevelCacheBytes() {
     std::ifstream level_file(dir + "level");
     std::ifstream size_file(dir + "size");
     int level = 0;
-    int64_t size = 0;
-    std::string unit;
-    if (!(level_file >> level) || !(size_file >> size)) continue;
-    size_file >> unit;
-    if (unit == "K") size <<= 10;
-    if (unit == "M") size <<= 20;
-    if (unit == "G") size <<= 30;
+    std::string size_text;
+    if (!(level_file >> level) || !(size_file >> size_text)) continue;
+    const int64_t size = ParseCacheSize(size_text);
     if (level > best_level && size > 0) {
       best_level = level;
       best_bytes = size;

@@ -432,7 +432,8 @@ int CommitBatch(TuneRun& run, TaskState& s, const Batch& batch) {
     rec.status = ToRecordStatus(r.status);
     if (r.ok()) rec.run_secs = r.seconds;
     if (!r.ok()) rec.error = ErrorText(r);
-    rec.device = r.device.empty() ? run.host_device : r.device;
+    rec.device = TimedDevice(r.device.empty() ? run.host_device : r.device,
+                             TimingOf(run.options.runner.timer));
     rec.program_version = kProgramVersion;
     records.push_back(std::move(rec));
     ++s.result.status_counts[std::string(RecordStatusName(ToRecordStatus(r.status)))];

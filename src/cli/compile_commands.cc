@@ -222,7 +222,8 @@ void StoreTiming(const TimeCli& opts, const LoadedFunction& f, const Target& tar
   rec.trace = f.trace.ToJson();
   rec.status = RecordStatus::kOk;
   rec.run_secs = r.seconds;
-  rec.device = r.device.empty() ? DeviceDescription(target) : r.device;
+  rec.device =
+      TimedDevice(r.device.empty() ? DeviceDescription(target) : r.device, TimingOf(opts.timer));
   rec.program_version = kProgramVersion;
   db->CommitRecords({rec});
   fmt::print(stderr, "stored the measurement as a record of workload {} in {}\n", rec.workload,

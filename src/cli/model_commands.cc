@@ -17,6 +17,7 @@
 
 #if TIRTUNE_WITH_MODELS
 #include "tirtune/codegen/cuda.h"
+#include "tirtune/database/database.h"
 #include "tirtune/graph/executor.h"
 #include "tirtune/interp/interpreter.h"
 #include "tirtune/measure/verify.h"
@@ -153,11 +154,6 @@ NDArray ReadInput(const std::string& path, const graph::TensorType& type) {
   return a;
 }
 
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-}
-
 void RunModelRun(const ModelRunCli& opts, const GlobalOptions& global) {
   model::GraphExecutor executor(opts.dir);
   const model::Artifact& art = executor.artifact();
@@ -226,19 +222,23 @@ void RunModelRun(const ModelRunCli& opts, const GlobalOptions& global) {
       samples.push_back(
           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     }
-    // Time shares per function, from calls timed one by one.
-    std::map<int, double> per_function;
-    double total = 0;
+    // Each call's time in the model: the median of `repeat` runs whose calls are timed one by
+    // one; a function's time is the sum over its calls.
+    std::vector<std::vector<double>> call_samples(art.calls.size());
     for (int i = 0; i < opts.repeat; ++i) {
       std::vector<double> calls = executor.RunTimedCalls();
-      for (size_t c = 0; c < calls.size(); ++c) {
-        per_function[art.calls[c].function] += calls[c];
-        total += calls[c];
-      }
+      for (size_t c = 0; c < calls.size(); ++c) call_samples[c].push_back(calls[c]);
     }
-    // Each call again, warm and alone (the median of `repeat` runs in a row), as warm tuning times
-    // it: what a function loses in the model beside that is the model's data flow (weights and
-    // activations coming from memory, other calls' threads).
+    std::map<int, double> per_function;
+    double total = 0;
+    for (size_t c = 0; c < call_samples.size(); ++c) {
+      const double median = MedianOf(std::move(call_samples[c])).value_or(0);
+      per_function[art.calls[c].function] += median;
+      total += median;
+    }
+    // Each call again, warm and alone (the median of `repeat` runs in a row), as
+    // `tune --warm-weights` times it: what a function loses in the model beside that is the model's
+    // data flow (weights and activations coming from memory, other calls' threads).
     std::map<int, double> alone_per_function;
     double alone_total = 0;
     std::vector<double> alone = executor.RunTimedCalls(opts.repeat);
@@ -253,12 +253,12 @@ void RunModelRun(const ModelRunCli& opts, const GlobalOptions& global) {
     for (const auto& [s, f] : shares) {
       shares_json.push_back({{"function", art.functions[f].name},
                              {"tuned", art.functions[f].tuned},
-                             {"seconds", s / opts.repeat},
+                             {"seconds", s},
                              {"alone_seconds", alone_per_function[f]},
                              {"share", total > 0 ? s / total : 0}});
     }
-    result["median_seconds"] = Median(samples);
-    result["calls_seconds"] = total / opts.repeat;
+    result["median_seconds"] = MedianOf(samples).value_or(0);
+    result["calls_seconds"] = total;
     result["calls_alone_seconds"] = alone_total;
     result["samples"] = samples;
     result["functions"] = shares_json;

@@ -9,8 +9,10 @@
 #include <chrono>
 #include <ctime>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "commands.h"
 #include "file_text.h"
@@ -19,6 +21,7 @@
 #include "tirtune/codegen/cuda.h"
 #include "tirtune/database/database.h"
 #include "tirtune/ir/parser.h"
+#include "tirtune/measure/measurer.h"
 #include "tirtune/measure/timer.h"
 #include "tirtune/runtime/cuda_driver.h"
 #include "tirtune/search/tune.h"
@@ -123,27 +126,66 @@ std::string TimingName(const TimerConfig& timer) {
   return timer.cold_constants ? "timed with cold weights" : "timed warm";
 }
 
-// Models whose weights exceed the last-level cache run every layer with its weights coming from
-// memory (the other layers evicted them since its last call), so their candidates are timed that
-// way: `--cold-weights` by default where every task comes from such a model and is measured on
-// this CPU. Returns the log line saying so, empty when the timing stays as given.
-std::string ChooseColdWeights(const TuneCli& opts, const std::vector<int64_t>& model_weight_bytes,
-                              TuneOptions* options) {
+// How the records the tasks already have on `target` were timed: that of most tasks' best
+// record (RecordTimingOf its device), nullopt when none has one.
+std::optional<RecordTiming> StoredTiming(Database& db, const std::vector<TuneTask>& tasks,
+                                         const std::string& target) {
+  std::map<RecordTiming, int> votes;
+  for (const TuneTask& task : tasks) {
+    std::optional<WorkloadEntry> workload = db.FindWorkload(task.func);
+    if (!workload) continue;
+    std::vector<TuningRecord> best = db.TopK(workload->id, target, 1);
+    if (!best.empty()) ++votes[RecordTimingOf(best.front().device)];
+  }
+  if (votes.empty()) return std::nullopt;
+  return std::max_element(votes.begin(), votes.end(),
+                          [](const auto& a, const auto& b) { return a.second < b.second; })
+      ->first;
+}
+
+// How candidates are timed unless a flag says (--warm-weights, --cold-weights, --flush-cache).
+// A database that holds records of the tasks keeps the timing they were measured with, so that
+// new records compare with them (compile picks the smallest median). Otherwise models whose
+// weights exceed the last-level cache run every layer with its weights coming from memory (the
+// other layers evicted them since its last call), so their candidates are timed that way where
+// every task comes from such a model and is measured on this CPU. Returns the log line saying
+// why, empty when the timing is the plain default.
+std::string ChooseTiming(const TuneCli& opts, const std::vector<TuneTask>& tasks,
+                         const std::vector<int64_t>& model_weight_bytes, Database& db,
+                         TuneOptions* options) {
   TimerConfig& timer = options->runner.timer;
   if (opts.warm_weights || timer.cold_constants || timer.flush_cache) return "";
-  if (model_weight_bytes.empty() || !opts.workloads.empty() || !opts.ir_files.empty()) return "";
-  if (options->target.is_cuda() || opts.runner.remote()) return "";
-  const int64_t cache = LastLevelCacheBytes();
-  const int64_t smallest = *std::min_element(model_weight_bytes.begin(), model_weight_bytes.end());
-  if (cache <= 0 || smallest <= cache) return "";
-  timer.cold_constants = true;
-  return fmt::format(
-      "{} weights ({}{:.1f} MiB) exceed this CPU's last-level cache ({:.1f} MiB): every "
-      "candidate is timed with its weights evicted before each call, as it runs in the model "
-      "(--cold-weights; --warm-weights times them warm)",
-      model_weight_bytes.size() == 1 ? "the model's" : "every model's",
-      model_weight_bytes.size() == 1 ? "" : "the smallest ", smallest / 1048576.0,
-      cache / 1048576.0);
+  if (options->target.is_cuda()) return "";
+  bool cold = false;
+  std::string cold_line;
+  if (!model_weight_bytes.empty() && opts.workloads.empty() && opts.ir_files.empty() &&
+      !opts.runner.remote()) {
+    const int64_t cache = LastLevelCacheBytes();
+    const int64_t smallest =
+        *std::min_element(model_weight_bytes.begin(), model_weight_bytes.end());
+    cold = cache > 0 && smallest > cache;
+    cold_line = fmt::format(
+        "{} weights ({}{:.1f} MiB) exceed this CPU's last-level cache ({:.1f} MiB): every "
+        "candidate is timed with its weights evicted before each call, as it runs in the model "
+        "(--cold-weights; --warm-weights times them warm)",
+        model_weight_bytes.size() == 1 ? "the model's" : "every model's",
+        model_weight_bytes.size() == 1 ? "" : "the smallest ", smallest / 1048576.0,
+        cache / 1048576.0);
+  }
+  const RecordTiming fallback = cold ? RecordTiming::kColdWeights : RecordTiming::kWarm;
+  const std::optional<RecordTiming> stored =
+      StoredTiming(db, tasks, CanonicalTarget(options->target.str()));
+  const RecordTiming timing = stored.value_or(fallback);
+  timer.cold_constants = timing == RecordTiming::kColdWeights;
+  timer.flush_cache = timing == RecordTiming::kFlushedCaches;
+  if (timing != fallback) {
+    return fmt::format(
+        "the records these tasks have in {} were {}: new candidates are timed the same, so that "
+        "they compare ({} times them otherwise)",
+        db.Describe(), TimingName(timer),
+        fallback == RecordTiming::kColdWeights ? "--cold-weights" : "--warm-weights");
+  }
+  return cold ? cold_line : "";
 }
 
 void RunTune(TuneCli& opts, const GlobalOptions& global) {
@@ -195,8 +237,11 @@ void RunTune(TuneCli& opts, const GlobalOptions& global) {
                  Duration(p.eta_seconds));
     };
   }
-  if (std::string cold = ChooseColdWeights(opts, model_weight_bytes, &options); !cold.empty()) {
-    options.log(cold);
+  // (Said on stderr even under the live progress line, which starts later.)
+  if (std::string why = ChooseTiming(opts, tasks, model_weight_bytes, *db, &options);
+      !why.empty()) {
+    options.log(why);
+    if (live) fmt::print(stderr, "{}\n", why);
   }
   std::unique_ptr<Runner> runner =
       opts.runner.Make(CanonicalTarget(options.target.str()), options.runner, global);

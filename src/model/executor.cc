@@ -14,6 +14,7 @@
 #include <map>
 #include <sstream>
 
+#include "tirtune/database/database.h"
 #include "tirtune/ir/packed_layout.h"
 #include "tirtune/ir/parser.h"
 #include "tirtune/measure/gpu_program.h"
@@ -62,8 +63,7 @@ template <typename F>
 double MedianOfRepeats(int repeats, F&& timed) {
   std::vector<double> samples;
   for (int i = 0; i < repeats; ++i) samples.push_back(timed());
-  std::nth_element(samples.begin(), samples.begin() + repeats / 2, samples.end());
-  return samples[repeats / 2];
+  return MedianOf(std::move(samples)).value_or(0);
 }
 
 NDArray Blob(int64_t nbytes) {
@@ -292,16 +292,12 @@ std::vector<NDArray> GraphExecutor::Run(const std::vector<NDArray>& inputs) {
     }
     std::memcpy(data_[artifact_.inputs[i]], inputs[i].raw(), inputs[i].nbytes());
   }
-  if (gpu_) return RunGpu();
-  RunCalls(nullptr, 0);
-  std::vector<NDArray> outputs;
-  for (int o : artifact_.outputs) {
-    const ArtifactValue& v = artifact_.values[o];
-    NDArray out = NDArray::Empty(v.shape, v.dtype);
-    std::memcpy(out.raw(), data_[o], out.nbytes());
-    outputs.push_back(std::move(out));
+  if (gpu_) {
+    RunGpu();
+  } else {
+    RunCalls(nullptr, 0);
   }
-  return outputs;
+  return Outputs();
 }
 
 std::vector<double> GraphExecutor::RunTimedCalls(int alone_repeats) {
@@ -464,7 +460,7 @@ void GraphExecutor::RunGpuCalls(std::vector<double>* seconds, int alone_repeats)
   }
 }
 
-std::vector<NDArray> GraphExecutor::RunGpu() {
+void GraphExecutor::RunGpu() {
   GpuState& g = *gpu_;
   for (int i : artifact_.inputs) {
     const ArtifactValue& v = artifact_.values[i];
@@ -472,11 +468,18 @@ std::vector<NDArray> GraphExecutor::RunGpu() {
                            static_cast<size_t>(v.NumElements() * v.dtype.bytes()));
   }
   RunGpuCalls(nullptr, 0);
+}
+
+std::vector<NDArray> GraphExecutor::Outputs() {
   std::vector<NDArray> outputs;
   for (int o : artifact_.outputs) {
     const ArtifactValue& v = artifact_.values[o];
     NDArray out = NDArray::Empty(v.shape, v.dtype);
-    g.context.CopyToHost(out.raw(), g.values[o], static_cast<size_t>(out.nbytes()));
+    if (gpu_) {
+      gpu_->context.CopyToHost(out.raw(), gpu_->values[o], static_cast<size_t>(out.nbytes()));
+    } else {
+      std::memcpy(out.raw(), data_[o], out.nbytes());
+    }
     outputs.push_back(std::move(out));
   }
   return outputs;

@@ -115,6 +115,27 @@ def scaled(X: Buffer((8,), float32), c: Buffer((), float32), Y: Buffer((8,), flo
   EXPECT_THROW(MakeMeasureTask(f, Target::Host(), 5, {}, "{not json"), UserError);
 }
 
+// A record's device says how it was timed, and reads back as that timing.
+TEST(Measurer, ARecordsDeviceSaysHowItWasTimed) {
+  const std::string host = HostDeviceDescription();
+  for (RecordTiming timing :
+       {RecordTiming::kWarm, RecordTiming::kColdWeights, RecordTiming::kFlushedCaches}) {
+    EXPECT_EQ(RecordTimingOf(TimedDevice(host, timing)), timing);
+  }
+  EXPECT_EQ(TimedDevice(host, RecordTiming::kWarm), host);
+  EXPECT_EQ(TimedDevice("CPU (2 cores) on host-a", RecordTiming::kColdWeights),
+            "CPU (2 cores) on host-a, cold weights");
+  TimerConfig timer;
+  EXPECT_EQ(TimingOf(timer), RecordTiming::kWarm);
+  timer.cold_constants = true;
+  EXPECT_EQ(TimingOf(timer), RecordTiming::kColdWeights);
+  timer.flush_cache = true;  // a flush evicts everything, the weights included
+  EXPECT_EQ(TimingOf(timer), RecordTiming::kFlushedCaches);
+  // Records stored before timings were written down read as warm.
+  EXPECT_EQ(RecordTimingOf("AMD EPYC 9B45 (2 cores)"), RecordTiming::kWarm);
+  EXPECT_EQ(RecordTimingOf(""), RecordTiming::kWarm);
+}
+
 TEST(Measurer, ATaskKnowsItsLongestReduction) {
   EXPECT_EQ(MakeMeasureTask(MakeWorkload("gemm:8,8,32").func, Target::Host()).reduction_length, 32);
   EXPECT_EQ(LongestReduction(MakeWorkload("norm:1,16,32").func), 16 * 32);

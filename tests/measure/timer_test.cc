@@ -124,7 +124,14 @@ TEST(LastLevelCacheBytes, ReadsTheHostOrTheOverride) {
   }
   cache.Set("33554432");
   EXPECT_EQ(LastLevelCacheBytes(), 33554432);
-  for (const char* bad : {"", "0", "-5", "32M", "1e9"}) {
+  // As sysfs writes sizes, and as people type them.
+  cache.Set("32768K");
+  EXPECT_EQ(LastLevelCacheBytes(), 33554432);
+  cache.Set("32M");
+  EXPECT_EQ(LastLevelCacheBytes(), 33554432);
+  cache.Set("1G");
+  EXPECT_EQ(LastLevelCacheBytes(), int64_t{1} << 30);
+  for (const char* bad : {"", "0", "-5", "0M", "32MB", "1e9", "M", "99999999999999G"}) {
     cache.Set(bad);
     EXPECT_THROW(LastLevelCacheBytes(), UserError) << bad;
   }

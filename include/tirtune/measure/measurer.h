@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tirtune/codegen/target.h"
@@ -57,6 +58,18 @@ std::string HostDeviceDescription();
 /// The device a local runner measures `target` on: the host's CPU, or for a cuda target the GPU
 /// `cuda_device`: "<GPU name> (<N> SMs)" (the host's CPU when no GPU can be queried).
 std::string DeviceDescription(const Target& target, int cuda_device = 0);
+
+/// How a candidate was timed (TimerConfig): warm, with its weights evicted before each call, or
+/// on flushed caches.
+enum class RecordTiming : uint8_t { kWarm, kColdWeights, kFlushedCaches };
+RecordTiming TimingOf(const TimerConfig& timer);
+/// `device` as a record measured with `timing` names it: `device` itself when warm, otherwise
+/// followed by ", cold weights" or ", flushed caches", so that the database says how each record
+/// was timed and a later run can time its candidates the same way.
+std::string TimedDevice(const std::string& device, RecordTiming timing);
+/// How the record whose device TimedDevice wrote was timed (warm for a device without a suffix:
+/// records measured before timings were written down, too).
+RecordTiming RecordTimingOf(std::string_view device);
 
 /// Where the time of one Measure call went, in seconds.
 struct MeasureTimes {

@@ -41,8 +41,8 @@ void EvictFromCaches(const ByteRange& range);
 /// The bytes of the last-level cache CPU 0 shares (the highest level sysfs lists under
 /// /sys/devices/system/cpu/cpu0/cache; sysconf where there is none), 0 when unknown. The
 /// environment variable TIRTUNE_LAST_LEVEL_CACHE_BYTES overrides it (a virtual machine whose
-/// cache is shared with other guests, or tests). UserError for a value of it that is no
-/// positive integer.
+/// cache is shared with other guests, or tests): bytes, or KiB, MiB or GiB with the suffix K, M or
+/// G ("32M"). UserError for a value of it that is none of these.
 int64_t LastLevelCacheBytes();
 
 struct TimingResult {

@@ -38,6 +38,8 @@ class GraphExecutor {
   /// Runs the model. UserError for the wrong number of inputs or an input of the wrong shape or
   /// element type (naming the input), or a kernel that returns an error status.
   std::vector<NDArray> Run(const std::vector<NDArray>& inputs);
+  /// The outputs as the last Run or RunTimedCalls left them.
+  std::vector<NDArray> Outputs();
 
   /// Runs every call once on the inputs of the last Run and returns the seconds each took
   /// (indexed like artifact().calls; on a GPU, CUDA events around each call's launches). With
@@ -63,7 +65,7 @@ class GraphExecutor {
       const offload::LibraryOptions& options) const;
   void LoadInputsAndConstants(const std::string& dir);
   void LoadGpu(const std::string& dir);
-  std::vector<NDArray> RunGpu();
+  void RunGpu();
   void RunGpuCalls(std::vector<double>* seconds, int alone_repeats);
 
   struct GpuState;

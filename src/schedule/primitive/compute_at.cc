@@ -121,8 +121,12 @@ void CheckProducedBox(const BlockRealizeNode* producer, const BufferRegion& regi
   }
   arith::IterMapResult map = arith::DetectIterMap(indices, used, analyzer);
   if (!map.ok()) {
-    std::string why = map.error;  // DetectIterMap calls the indices "bindings"
-    if (why.rfind("binding ", 0) == 0) why.replace(0, 7, "index");
+    // DetectIterMap calls the indices "bindings" ("binding 0 (...)", "loop x is not used by any
+    // binding"); here they are the write's indices.
+    std::string why = map.error;
+    for (size_t at = why.find("binding"); at != std::string::npos; at = why.find("binding", at)) {
+      why.replace(at, 7, "index");
+    }
     refuse(why);
   }
 }
