@@ -95,6 +95,9 @@ Graph StandaloneComposite(const Graph& graph, const Call& call) {
   composite.pattern = graph::OpPattern::kOpaque;
   composite.attrs.Set(graph::kCompositeAttr, call.attrs.GetString(graph::kCompositeAttr));
   composite.attrs.Set(graph::kCodegenAttr, call.attrs.GetString(graph::kCodegenAttr));
+  if (call.attrs.Has(graph::kAlgorithmAttr)) {
+    composite.attrs.Set(graph::kAlgorithmAttr, call.attrs.GetString(graph::kAlgorithmAttr));
+  }
   const graph::Value& result = graph.value(call.output);
   out.AddOutput(out.AddCall(result.name, composite, result.type));
   graph::ValidateGraph(out);
@@ -143,6 +146,19 @@ std::string CompositeToJson(const Graph& standalone, bool state_values) {
                         {"name", standalone.value(call.output).name},
                         {"args", args},
                         {"ops", ops}};
+  if (call.attrs.Has(graph::kAlgorithmAttr)) {
+    doc["algorithm"] = call.attrs.GetString(graph::kAlgorithmAttr);
+  }
+  return doc.dump();
+}
+
+std::string CompositeWithAlgorithm(const std::string& json, const std::string& algorithm) {
+  nlohmann::json doc = ParseJsonText(json, "a composite's description");
+  if (algorithm.empty()) {
+    doc.erase("algorithm");
+  } else {
+    doc["algorithm"] = algorithm;
+  }
   return doc.dump();
 }
 
@@ -201,6 +217,9 @@ Graph CompositeFromJson(const std::string& text, const std::map<int, NDArray>& c
     composite.pattern = graph::OpPattern::kOpaque;
     composite.attrs.Set(graph::kCompositeAttr, doc.at("composite").get<std::string>());
     composite.attrs.Set(graph::kCodegenAttr, doc.at("codegen").get<std::string>());
+    if (doc.contains("algorithm")) {
+      composite.attrs.Set(graph::kAlgorithmAttr, doc.at("algorithm").get<std::string>());
+    }
     out.AddOutput(out.AddCall(doc.at("name").get<std::string>(), composite,
                               body->value(refs.back()).type));
     graph::ValidateGraph(out);

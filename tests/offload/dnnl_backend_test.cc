@@ -96,6 +96,86 @@ TEST(DnnlBackend, ConvolutionsWithBiasesAndPostOpsMatchTheInterpreter) {
   ExpectFusedOptimized(d, "(no bias, post-ops relu + mul + add");
 }
 
+// Fuses `g` with oneDNN's patterns and runs its one composite with `algorithm` (as the tuner's
+// library candidate of that algorithm does) against the interpreter; returns the description.
+std::string RunsWithAlgorithm(const Graph& g, const std::string& algorithm) {
+  const LibraryBackend* dnnl = DnnlBackend();
+  return testing::RunsLikeTheInterpreter(
+      g, dnnl->Patterns(),
+      [&](const Graph& f, const graph::Call& call, const std::vector<const NDArray*>& args,
+          NDArray& out) {
+        graph::Call chosen = call;
+        chosen.attrs.Set(graph::kAlgorithmAttr, algorithm);
+        std::unique_ptr<LibraryKernel> k = dnnl->Build(f, chosen, {.threads = 2});
+        std::vector<const void*> raw;
+        for (const NDArray* a : args) raw.push_back(a->raw());
+        k->Run(raw, out.raw());
+        k->Run(raw, out.raw());
+        EXPECT_EQ(k->ConstantMemory().size(), 2u);
+        return k->Describe();
+      });
+}
+
+// The algorithms oneDNN's backend offers for the first composite of `g`.
+std::vector<std::string> AlgorithmsOf(const Graph& g) {
+  graph::PatternFusionResult r = graph::FuseOpsByPattern(g, DnnlBackend()->Patterns());
+  for (const graph::Call& c : r.graph.calls()) {
+    if (c.attrs.Has(graph::kCompositeAttr)) return DnnlBackend()->Algorithms(r.graph, c);
+  }
+  return {};
+}
+
+// 3x3 stride-1 convolutions run as Winograd F(4x4, 3x3) and F(2x2, 3x3): edge tiles cut off
+// (odd sizes), no padding, a batch of two, a folded batch norm, a sum, relu and clip.
+TEST(DnnlBackend, WinogradConvolutionsMatchTheInterpreter) {
+  const std::vector<std::string> both = {"winograd4", "winograd2"};
+  Graph residual =
+      Conv("conv2d", {1, 10, 9, 16}, {3, 3, 16, 32}, {{"pad", 1}}, {"bias", "sum", "relu"});
+  EXPECT_EQ(AlgorithmsOf(residual), both);
+  for (const std::string& algorithm : both) {
+    std::string d = RunsWithAlgorithm(residual, algorithm);
+    EXPECT_NE(d.find(algorithm == "winograd4" ? "Winograd F(4x4, 3x3)" : "Winograd F(2x2, 3x3)"),
+              std::string::npos)
+        << d;
+    EXPECT_NE(d.find("(bias, post-ops sum + relu)"), std::string::npos) << d;
+    RunsWithAlgorithm(Conv("conv2d", {2, 7, 6, 32}, {3, 3, 32, 16}, {}, {"relu"}), algorithm);
+    d = RunsWithAlgorithm(Conv("conv2d", {1, 8, 8, 16}, {3, 3, 16, 16}, {{"pad", 1}},
+                               {"bias", "scale", "shift", "clip"}),
+                          algorithm);
+    EXPECT_NE(d.find("scale and shift folded into the weights"), std::string::npos) << d;
+  }
+  // None for what Winograd does not run: stride 2, a 1x1 kernel, channels not a multiple of 16,
+  // a post-op it does not apply; asked anyway, the kernel is declined with the reason.
+  EXPECT_TRUE(AlgorithmsOf(Conv("conv2d", {1, 8, 8, 16}, {3, 3, 16, 16},
+                                {{"pad", 1}, {"stride", 2}}, {"bias"}))
+                  .empty());
+  EXPECT_TRUE(AlgorithmsOf(Conv("conv2d", {1, 8, 8, 16}, {1, 1, 16, 16}, {}, {"bias"})).empty());
+  EXPECT_TRUE(AlgorithmsOf(Conv("conv2d", {1, 8, 8, 6}, {3, 3, 6, 16}, {{"pad", 1}}, {})).empty());
+  Graph gelu = Conv("conv2d", {1, 8, 8, 16}, {3, 3, 16, 16}, {{"pad", 1}}, {"gelu"});
+  EXPECT_TRUE(AlgorithmsOf(gelu).empty());
+  EXPECT_THROW(RunsWithAlgorithm(gelu, "winograd4"), LibraryDeclined);
+  EXPECT_THROW(RunsWithAlgorithm(residual, "winograd8"), LibraryDeclined);
+  // The algorithm travels in the composite's description (an artifact's, a measurement's).
+  graph::PatternFusionResult r = graph::FuseOpsByPattern(residual, DnnlBackend()->Patterns());
+  for (const graph::Call& c : r.graph.calls()) {
+    if (!c.attrs.Has(graph::kCompositeAttr)) continue;
+    Graph standalone = StandaloneComposite(r.graph, c);
+    std::map<int, NDArray> constants;
+    const graph::Call& call = standalone.call(0);
+    for (size_t i = 0; i < call.args.size(); ++i) {
+      const graph::Value& v = standalone.value(call.args[i]);
+      if (v.kind == graph::ValueKind::kConstant) constants[static_cast<int>(i)] = v.data;
+    }
+    std::string json = CompositeWithAlgorithm(CompositeToJson(standalone), "winograd2");
+    Graph back = CompositeFromJson(json, constants);
+    EXPECT_EQ(back.call(0).attrs.GetString(graph::kAlgorithmAttr), "winograd2");
+    EXPECT_EQ(CompositeToJson(back), json);
+    EXPECT_FALSE(CompositeFromJson(CompositeWithAlgorithm(json, ""), constants)
+                     .call(0)
+                     .attrs.Has(graph::kAlgorithmAttr));
+  }
+}
+
 // A kernel names the memory its reordered weights and bias live in (which a timer with cold
 // weights evicts): readable, at least the constants' bytes; a product of two inputs has none.
 TEST(DnnlBackend, AKernelNamesTheMemoryOfItsConstants) {

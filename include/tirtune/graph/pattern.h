@@ -117,6 +117,8 @@ struct FusionPattern {
 /// The attributes of the calls FuseOpsByPattern and MergeCompositeFunctions make.
 inline constexpr const char* kCompositeAttr = "Composite";  // the FusionPattern's name
 inline constexpr const char* kCodegenAttr = "Codegen";      // the backend
+// The backend's algorithm for the composite (LibraryBackend::Algorithms), absent for its default.
+inline constexpr const char* kAlgorithmAttr = "Algorithm";
 
 /// Groups every match of `patterns` into a composite call (CallKind::kGraph, pattern opaque,
 /// attributes Composite = the pattern's name and Codegen = its backend; op

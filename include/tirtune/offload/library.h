@@ -77,6 +77,15 @@ class LibraryBackend {
   /// LibraryDeclined when the library cannot run it.
   virtual std::unique_ptr<LibraryKernel> Build(const graph::Graph& graph, const graph::Call& call,
                                                const LibraryOptions& options) const = 0;
+  /// The algorithms besides its default that the backend can run composite call `call` of
+  /// `graph` with (the call's kAlgorithmAttr chooses one in Build); none by default. The tuner
+  /// measures each as a library candidate of its own.
+  virtual std::vector<std::string> Algorithms(const graph::Graph& graph,
+                                              const graph::Call& call) const {
+    (void)graph;
+    (void)call;
+    return {};
+  }
 };
 
 /// oneDNN runs on libgomp, whose idle threads spin at a barrier for about 300,000 iterations
@@ -113,6 +122,9 @@ graph::Graph StandaloneComposite(const graph::Graph& graph, const graph::Call& c
 /// UserError naming the field for a damaged text.
 std::string CompositeToJson(const graph::Graph& standalone, bool state_values = true);
 graph::Graph CompositeFromJson(const std::string& json, const std::map<int, NDArray>& constants);
+/// The description `json` with the backend's algorithm `algorithm` (LibraryBackend::Algorithms;
+/// "algorithm" in the JSON, kAlgorithmAttr on the composite call), or without one when empty.
+std::string CompositeWithAlgorithm(const std::string& json, const std::string& algorithm);
 
 /// The oneDNN backend (CPU): conv1d/2d/3d (grouped, depthwise, strided, dilated), dense, matmul
 /// and batch_matmul, each with a bias and the post-ops oneDNN fuses (sum, relu, clip, gelu) in

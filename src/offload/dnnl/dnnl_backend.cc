@@ -21,6 +21,7 @@
 #include "../composite_body.h"
 #include "tirtune/graph/op_registry.h"
 #include "tirtune/offload/library.h"
+#include "winograd.h"
 
 extern "C" void omp_set_num_threads(int);  // oneDNN's threads (Debian builds it on OpenMP)
 
@@ -65,6 +66,10 @@ class DnnlKernel : public LibraryKernel {
     main_type_ = call.body->value(main.output).type;
     if (plan_.data_view && plan_.data_view->dims.size() == 3) LiftBatch();
     FoldScaleShift(graph, call);
+    if (call.attrs.Has(graph::kAlgorithmAttr)) {
+      BuildWinograd(graph, call);
+      return;
+    }
     dnnl::post_ops ops;
     for (size_t i = 0; i < plan_.post.size(); ++i) {
       const PostOp& p = plan_.post[i];
@@ -156,6 +161,14 @@ class DnnlKernel : public LibraryKernel {
     if (args.size() != arg_types_.size()) {
       TT_USER_ERROR("{}: {} arguments, expected {}", describe_, args.size(), arg_types_.size());
     }
+    if (winograd_) {
+      omp_set_num_threads(threads_);  // oneDNN's product's threads; the transforms say theirs
+      winograd_->Run(
+          static_cast<const float*>(args[plan_.data]),
+          winograd_addend_ >= 0 ? static_cast<const float*>(args[winograd_addend_]) : nullptr,
+          static_cast<float*>(out));
+      return;
+    }
     if (sgemm_) {
       const Sgemm& g = *sgemm_;
       omp_set_num_threads(threads_);
@@ -188,6 +201,7 @@ class DnnlKernel : public LibraryKernel {
   std::string Describe() const override { return describe_; }
 
   std::vector<ByteRange> ConstantMemory() const override {
+    if (winograd_) return winograd_->ConstantMemory();
     std::vector<ByteRange> ranges;
     auto add = [&](const memory& m) {
       if (m) ranges.push_back({m.get_data_handle(), m.get_desc().get_size()});
@@ -413,6 +427,39 @@ class DnnlKernel : public LibraryKernel {
     return true;
   }
 
+  // The composite as a WinogradConv (kAlgorithmAttr names which), with the folded weight and
+  // bias when a batch norm folded.
+  void BuildWinograd(const Graph& graph, const Call& call) {
+    const std::string algorithm = call.attrs.GetString(graph::kAlgorithmAttr);
+    std::string why;
+    std::optional<WinogradPlan> p =
+        PlanWinograd(plan_, arg_types_, main_type_, algorithm, threads_, &why);
+    if (!p) Decline(call, why);
+    const graph::Value& weight = graph.value(call.args[plan_.weight]);
+    if (weight.kind != ValueKind::kConstant) Decline(call, "its weight is not a constant");
+    std::vector<float> bias;
+    if (folded_) {
+      bias = folded_bias_;
+    } else if (plan_.bias >= 0) {
+      const graph::Value& b = graph.value(call.args[plan_.bias]);
+      if (b.kind != ValueKind::kConstant) Decline(call, "its bias is not a constant");
+      bias.assign(static_cast<const float*>(b.data.raw()),
+                  static_cast<const float*>(b.data.raw()) + b.data.size());
+    }
+    const NDArray& w = folded_ ? folded_weight_ : weight.data;
+    try {
+      winograd_ = std::make_unique<WinogradConv>(p->spec, static_cast<const float*>(w.raw()),
+                                                 bias.empty() ? nullptr : bias.data(), p->post);
+    } catch (const dnnl::error& e) {
+      Decline(call, fmt::format("oneDNN refused Winograd's product ({})", e.what()));
+    }
+    winograd_addend_ = p->addend;
+    describe_ = fmt::format("oneDNN backend: {} for %{} ({}{}{}{})", winograd_->Describe(),
+                            graph.value(call.output).name, bias.empty() ? "no bias" : "bias",
+                            folded_ ? ", scale and shift folded into the weights" : "",
+                            plan_.post.empty() ? "" : ", post-ops ", PostOpNames());
+  }
+
   // Keeps the primitive of `pd`; its source and destination get their data per run.
   template <typename Primitive, typename PrimitiveDesc>
   void Keep(const PrimitiveDesc& pd, const memory::desc& src, const memory::desc& dst) {
@@ -438,6 +485,8 @@ class DnnlKernel : public LibraryKernel {
   dnnl::engine engine_;
   dnnl::stream stream_;
   std::optional<Sgemm> sgemm_;  // the product runs as dnnl_sgemm, not as primitive_
+  std::unique_ptr<WinogradConv> winograd_;  // the composite runs as this instead
+  int winograd_addend_ = -1;
   int threads_;
   Plan plan_;
   std::vector<graph::TensorType> arg_types_;
@@ -530,6 +579,29 @@ class Dnnl : public LibraryBackend {
       throw LibraryDeclined(fmt::format("oneDNN cannot run {}: not a composite", call.op));
     }
     return std::make_unique<DnnlKernel>(graph, call, options);
+  }
+
+  // Winograd for a 3x3 stride-1 2-D convolution it takes (PlanWinograd).
+  std::vector<std::string> Algorithms(const Graph& graph, const Call& call) const override {
+    std::vector<std::string> out;
+    if (call.kind != CallKind::kGraph || !call.body) return out;
+    try {
+      Plan plan = body::ReadBody(graph, call, "oneDNN");
+      std::vector<graph::TensorType> args;
+      for (ValueId a : call.args) args.push_back(graph.value(a).type);
+      const graph::TensorType main_type = call.body->value(plan.main->output).type;
+      if (std::optional<body::FoldedScaleShift> f =
+              body::FoldScaleShift(graph, call, plan, graph.value(call.output).type.shape.back())) {
+        plan.post.erase(plan.post.begin(),
+                        plan.post.begin() + static_cast<std::ptrdiff_t>(f->post_ops));
+      }
+      for (const char* algorithm : kWinogradAlgorithms) {
+        std::string why;
+        if (PlanWinograd(plan, args, main_type, algorithm, 1, &why)) out.push_back(algorithm);
+      }
+    } catch (const LibraryDeclined&) {
+    }
+    return out;
   }
 };
 
