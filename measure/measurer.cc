@@ -8,6 +8,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "tirtune/offload/library.h"
 #include "tirtune/runtime/cuda_driver.h"
 #include "tirtune/schedule/json_text.h"
 
@@ -188,7 +189,11 @@ std::vector<MeasureResult> Measurer::Measure(const MeasureTask& task,
       continue;
     }
     candidates.push_back(CandidateFor(task, std::move(built[i])));
-    if (!OffloadedComposite(scheduled[i]).empty()) candidates.back().library = task.library;
+    if (!OffloadedComposite(scheduled[i]).empty()) {
+      // The composite as the candidate asks the library to run it.
+      candidates.back().library =
+          offload::CompositeWithAlgorithm(task.library, OffloadedAlgorithm(scheduled[i]));
+    }
     slots.push_back(i);
   }
   MeasureCallback forward;

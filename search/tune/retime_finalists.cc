@@ -22,6 +22,12 @@ constexpr int kMaxRetimes = 5;
 // first time, the library's alone when none is), measured `rounds` times each, in turns; their
 // samples joined to their records, their traces added to `retimed`. False when there was nothing to
 // measure.
+// A library record as the log names it: "dnnl.conv2d", "dnnl.conv2d (winograd4)".
+std::string LibraryName(const RetimeTask& task, const TuningRecord& r) {
+  const std::string algorithm = OffloadAlgorithm(r);
+  return algorithm.empty() ? task.composite : fmt::format("{} ({})", task.composite, algorithm);
+}
+
 bool RetimeOnce(const RetimeTask& task, int rounds, const std::string& target, Database& db,
                 Measurer& measurer, const std::function<void(const std::string&)>& say,
                 std::set<std::string>& retimed) {
@@ -54,15 +60,15 @@ bool RetimeOnce(const RetimeTask& task, int rounds, const std::string& target, D
     std::optional<Schedule> sch = ReplayRecord(task.func, r->trace);
     if (!sch) return false;  // stored by another version, no longer replayed
     schedules.push_back(sch->func());
-    names.push_back(Offloads(*r) ? task.composite
+    names.push_back(Offloads(*r) ? LibraryName(task, *r)
                                  : fmt::format("tuned {:.4f} ms", *r->median_secs * 1e3));
   }
   say(n == 1 ? fmt::format("task '{}': {} measured {} more time(s), each in a new runner process",
-                           task.name, task.composite, rounds)
+                           task.name, names[0], rounds)
              : fmt::format("task '{}': {} and {} tuned kernel(s) faster than it or within {:.0f}%: "
                            "each measured {} more time(s), in turns, each turn in a new runner "
                            "process",
-                           task.name, task.composite, n - 1, (kFinalistRange - 1) * 100, rounds));
+                           task.name, names[0], n - 1, (kFinalistRange - 1) * 100, rounds));
   std::vector<std::vector<double>> samples(n);
   std::vector<std::string> failures(n);
   for (int round = 0; round < rounds; ++round) {
@@ -131,7 +137,7 @@ std::optional<TuningRecord> RetimeFinalists(const RetimeTask& task, int rounds,
   std::vector<TuningRecord> best = db.TopK(task.workload, target, 1);
   if (best.empty()) return std::nullopt;
   say(fmt::format("task '{}': best: {} ({:.4f} ms)", task.name,
-                  Offloads(best[0]) ? task.composite : "a tuned kernel",
+                  Offloads(best[0]) ? LibraryName(task, best[0]) : "a tuned kernel",
                   *best[0].median_secs * 1e3));
   return best[0];
 }

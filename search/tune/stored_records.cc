@@ -51,14 +51,28 @@ bool TrainsTheModel(RecordStatus status) {
          status != RecordStatus::kDeviceLost;
 }
 
-bool Offloads(const TuningRecord& r) {
+namespace {
+// The trace's Offload instruction, or null.
+const nlohmann::json* OffloadInstruction(const TuningRecord& r) {
   if (!r.trace.is_object() || !r.trace.contains("insts") || !r.trace["insts"].is_array()) {
-    return false;
+    return nullptr;
   }
   for (const nlohmann::json& inst : r.trace["insts"]) {
-    if (inst.is_object() && inst.contains("kind") && inst["kind"] == "Offload") return true;
+    if (inst.is_object() && inst.contains("kind") && inst["kind"] == "Offload") return &inst;
   }
-  return false;
+  return nullptr;
+}
+}  // namespace
+
+bool Offloads(const TuningRecord& r) { return OffloadInstruction(r) != nullptr; }
+
+std::string OffloadAlgorithm(const TuningRecord& r) {
+  const nlohmann::json* inst = OffloadInstruction(r);
+  if (inst == nullptr || !inst->contains("attrs") || !(*inst)["attrs"].is_object()) return "";
+  const nlohmann::json& attrs = (*inst)["attrs"];
+  return attrs.contains("algorithm") && attrs["algorithm"].is_string()
+             ? attrs["algorithm"].get<std::string>()
+             : "";
 }
 
 bool TrainsTheModel(const TuningRecord& r) { return TrainsTheModel(r.status) && !Offloads(r); }

@@ -33,6 +33,9 @@ bool TrainsTheModel(RecordStatus status);
 /// A library record (its trace offloads, Schedule::Offload): its time is the library's, not the
 /// loops'.
 bool Offloads(const TuningRecord& r);
+/// The algorithm a library record's Offload names ("" for the library's default or a record
+/// that does not offload).
+std::string OffloadAlgorithm(const TuningRecord& r);
 /// TrainsTheModel(r.status), and not a library record.
 bool TrainsTheModel(const TuningRecord& r);
 

@@ -18,6 +18,7 @@
 #include "retime_finalists.h"
 #include "stored_records.h"
 #include "tirtune/ir/flop_count.h"
+#include "tirtune/offload/library.h"
 #include "tirtune/schedule/json_text.h"
 #include "tirtune/search/default_schedule.h"
 #include "tirtune/search/task_scheduler.h"
@@ -29,6 +30,7 @@ namespace {
 
 using tune_detail::AddOtherWorkloads;
 using tune_detail::ErrorText;
+using tune_detail::OffloadAlgorithm;
 using tune_detail::Offloads;
 using tune_detail::ReplayedRecords;
 using tune_detail::RetimeFinalists;
@@ -72,11 +74,12 @@ struct TaskState {
   TaskResult result;
   PrimFunc func;
   MeasureTask measure;
-  /// The composite a library can run in the function's place (TuneTask::library), and whether
-  /// its library candidate is still to be measured.
+  /// The composite a library can run in the function's place (TuneTask::library), and the
+  /// algorithms whose library candidates are still to be measured ("" for the library's default,
+  /// then LibraryAlgorithms').
   std::string library;
   std::string composite;
-  bool library_pending = false;
+  std::vector<std::string> library_pending;
   /// Measured in the task's first batch before the strategy's candidates: what the function
   /// runs as untuned (BaselineSchedules) and the schedules transferred from other workloads
   /// (TuneOptions::transfer). Only for a task with no records of its own.
@@ -177,7 +180,10 @@ ReplayedRecords SetUpTasks(TuneRun& run, const std::vector<TuneTask>& tasks,
       s.composite = ParseJsonText(task.library, "a task's library composite")
                         .at("composite")
                         .get<std::string>();
-      s.library_pending = true;
+      s.library_pending = {""};
+      for (std::string& a : offload::LibraryAlgorithms(task.library)) {
+        s.library_pending.push_back(std::move(a));
+      }
     }
     s.result.flops = task.flops > 0 ? task.flops : EstimateFlops(task.func);
     WorkloadEntry entry = run.db.CommitWorkload(task.func);
@@ -246,7 +252,9 @@ ReplayedRecords SetUpTasks(TuneRun& run, const std::vector<TuneTask>& tasks,
       measured.insert(CandidateKey(*sch));
       // measured in an earlier run (one that failed is measured again: it may have been measured
       // before the composite stated its constants' values)
-      if (Offloads(r) && r.status == RecordStatus::kOk) s.library_pending = false;
+      if (Offloads(r) && r.status == RecordStatus::kOk) {
+        std::erase(s.library_pending, OffloadAlgorithm(r));
+      }
       if (TrainsTheModel(r)) own_stored.Add(std::move(*sch), r, s.model_group);
     }
     stored[t].clear();
@@ -336,12 +344,13 @@ void TrainOnStoredRecords(TuneRun& run, const std::unordered_set<WorkloadId>& tu
 std::vector<Schedule> Propose(TuneRun& run, TaskState& s, int n) {
   auto search_start = Clock::now();
   std::vector<Schedule> candidates;
-  // The library's kernel is measured once, in the task's first batch, like any candidate.
-  if (s.library_pending && n > 0) {
+  // The library's kernel (each of its algorithms) is measured once, in the task's first batch,
+  // like any candidate.
+  while (!s.library_pending.empty() && n > 0) {
     Schedule library(s.func);
-    library.Offload(s.composite);
+    library.Offload(s.composite, s.library_pending.front());
     candidates.push_back(std::move(library));
-    s.library_pending = false;
+    s.library_pending.erase(s.library_pending.begin());
     --n;
   }
   // So are the task's default schedule and the schedules transferred from other workloads.

@@ -38,11 +38,19 @@ PrimFunc PrimFunc::WithAttr(const std::string& key, Expr value) const {
   return PrimFunc(get()->name, get()->params, get()->body, std::move(attrs));
 }
 
-std::string OffloadedComposite(const PrimFunc& func) {
-  auto it = func->attrs.find(kOffloadAttr);
+namespace {
+std::string StringAttr(const PrimFunc& func, const char* key) {
+  auto it = func->attrs.find(key);
   if (it == func->attrs.end()) return "";
   const auto* s = it->second.as<StringImmNode>();
   return s != nullptr ? s->value : "";
+}
+}  // namespace
+
+std::string OffloadedComposite(const PrimFunc& func) { return StringAttr(func, kOffloadAttr); }
+
+std::string OffloadedAlgorithm(const PrimFunc& func) {
+  return StringAttr(func, kOffloadAlgorithmAttr);
 }
 
 }  // namespace tirtune

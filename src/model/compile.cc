@@ -113,11 +113,12 @@ int PackedNonConstant(const ModelTasks& model, int task,
   return -1;
 }
 
-// The composite description of task `task` when a library runs every call of it, checked by
-// building each call's kernel; nullopt (with the reason in `report`) when it does not.
+// The composite description of task `task` when a library runs every call of it (with
+// `algorithm`, LibraryBackend::Algorithms, or its default), checked by building each call's
+// kernel; nullopt (with the reason in `report`) when it does not.
 std::optional<std::string> LibraryFunction(const ModelTasks& model, int task,
-                                           const CompileModelOptions& options,
-                                           CompiledTask* report) {
+                                           const CompileModelOptions& options, CompiledTask* report,
+                                           const std::string& algorithm = "") {
   if (options.offload == Offload::kNever) return std::nullopt;
   std::optional<std::string> description;
   for (size_t c = 0; c < model.fused.calls().size(); ++c) {
@@ -125,6 +126,7 @@ std::optional<std::string> LibraryFunction(const ModelTasks& model, int task,
     const graph::Call& call = model.fused.call(static_cast<int>(c));
     if (!call.attrs.Has(graph::kCompositeAttr)) return std::nullopt;
     graph::Graph standalone = offload::StandaloneComposite(model.fused, call);
+    if (!algorithm.empty()) standalone.mutable_call(0).attrs.Set(graph::kAlgorithmAttr, algorithm);
     const std::string backend = call.attrs.GetString(graph::kCodegenAttr);
     const offload::LibraryBackend* library = offload::FindBackend(backend);
     if (library == nullptr) TT_USER_ERROR("{}", offload::BackendUnavailable(backend));
@@ -166,7 +168,7 @@ BuiltTask BuildTask(const ModelTasks& model, int t, const CompileModelOptions& o
         // A library record: the library's kernel beat the tuned ones when it was measured.
         std::optional<std::string> library;
         if (options.offload == Offload::kMeasured) {
-          library = LibraryFunction(model, t, options, report);
+          library = LibraryFunction(model, t, options, report, OffloadedAlgorithm(sch->func()));
         }
         if (library) {
           report->best_seconds = best[i].median_secs;

@@ -162,6 +162,28 @@ std::string CompositeWithAlgorithm(const std::string& json, const std::string& a
   return doc.dump();
 }
 
+std::vector<std::string> LibraryAlgorithms(const std::string& json) {
+  nlohmann::json doc = ParseJsonText(json, "a composite's description");
+  std::map<int, NDArray> zeros;
+  try {
+    const nlohmann::json& args = doc.at("args");
+    for (size_t i = 0; i < args.size(); ++i) {
+      if (!args[i].at("constant").get<bool>()) continue;
+      std::optional<DataType> dtype = DataType::Parse(args[i].at("dtype").get<std::string>());
+      if (!dtype) return {};  // CompositeFromJson says what is wrong where it matters
+      NDArray a = NDArray::Empty(args[i].at("shape").get<std::vector<int64_t>>(), *dtype);
+      a.Fill(0);
+      zeros[static_cast<int>(i)] = std::move(a);
+    }
+  } catch (const nlohmann::json::exception& e) {
+    TT_USER_ERROR("a composite's description: {}", JsonErrorText(e));
+  }
+  const LibraryBackend* backend = FindBackend(doc.value("codegen", std::string()));
+  if (backend == nullptr) return {};
+  Graph standalone = CompositeFromJson(json, zeros);
+  return backend->Algorithms(standalone, standalone.call(0));
+}
+
 Graph CompositeFromJson(const std::string& text, const std::map<int, NDArray>& constants) {
   nlohmann::json doc = ParseJsonText(text, "a composite's description");
   try {

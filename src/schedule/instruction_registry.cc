@@ -315,10 +315,14 @@ void CheckOffload(const json& attrs, const json&) {
   if (!attrs.contains("composite") || !attrs["composite"].is_string()) {
     BadInstruction("Offload needs the attribute \"composite\" as a string");
   }
+  if (attrs.contains("algorithm") && !attrs["algorithm"].is_string()) {
+    BadInstruction("Offload's attribute \"algorithm\" must be a string");
+  }
 }
 std::vector<RVRef> ApplyOffload(Schedule& sch, const std::vector<InstInput>&, const json& attrs,
                                 const json&) {
-  sch.Offload(attrs.at("composite").get<std::string>());
+  sch.Offload(attrs.at("composite").get<std::string>(),
+              attrs.contains("algorithm") ? attrs.at("algorithm").get<std::string>() : "");
   return {};
 }
 

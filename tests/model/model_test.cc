@@ -21,6 +21,8 @@
 #include "tirtune/model/compile.h"
 #include "tirtune/model/executor.h"
 #include "tirtune/model/npy.h"
+#include "tirtune/offload/library.h"
+#include "tirtune/schedule/schedule.h"
 #include "tirtune/search/default_schedule.h"
 #include "tirtune/search/space.h"
 #include "tirtune/support/error.h"
@@ -178,6 +180,44 @@ TEST_F(ModelTest, OffloadMeasuredRunsTheLibraryWhereItsRecordIsTheBest) {
   compiled = CompileAndCheck(path, db2.get(), Offload::kMeasured);
   EXPECT_TRUE(compiled[0].library.empty());
   EXPECT_TRUE(compiled[0].tuned);
+}
+
+// A 3x3 convolution with a residual sum and ReLU whose best record is the library's Winograd
+// F(4x4, 3x3): compile builds that algorithm (the artifact's description names it), and the
+// model computes what the interpreter does.
+TEST_F(ModelTest, AWinogradLibraryRecordRunsAsWinograd) {
+  testing::OnnxModelBuilder b;
+  b.Input("x", {1, 16, 10, 10}).Output("y", {1, 16, 10, 10});
+  b.Weight("w", {16, 16, 3, 3}, 1).Weight("b", {16}, 2);
+  testing::OnnxModelBuilder::SetInts(b.Node("Conv", {"x", "w", "b"}, {"c"}), "pads", {1, 1, 1, 1});
+  b.Node("Add", {"c", "x"}, {"s"});
+  b.Node("Relu", {"s"}, {"y"});
+  std::string path = WriteModel(b, dir_ / "res.onnx");
+  const Target target = Target::Parse("llvm -num-cores=2");
+  ModelTasks m = LoadOnnxModel(path, OffloadPatterns(Offload::kMeasured, target));
+  int conv = -1;
+  for (size_t t = 0; t < m.tasks.size(); ++t) {
+    if (!TaskLibrary(m, static_cast<int>(t)).empty()) conv = static_cast<int>(t);
+  }
+  ASSERT_GE(conv, 0);
+  EXPECT_EQ(offload::LibraryAlgorithms(TaskLibrary(m, conv)),
+            (std::vector<std::string>{"winograd4", "winograd2"}));
+  std::unique_ptr<Database> db = MakeMemoryDatabase();
+  WorkloadEntry entry = db->CommitWorkload(m.tasks[conv].func);
+  Schedule winograd(m.tasks[conv].func);
+  winograd.Offload("dnnl.conv2d", "winograd4");
+  TuningRecord r;
+  r.workload = entry.id;
+  r.target = target.str();
+  r.trace = winograd.trace().ToJson();
+  r.run_secs = {1e-6};
+  db->CommitRecords({r});
+  std::vector<CompiledTask> compiled = CompileAndCheck(path, db.get(), Offload::kMeasured);
+  ASSERT_GT(compiled.size(), static_cast<size_t>(conv));
+  EXPECT_NE(compiled[conv].library.find("Winograd F(4x4, 3x3)"), std::string::npos)
+      << compiled[conv].library;
+  EXPECT_NE(compiled[conv].library.find("post-ops sum + relu"), std::string::npos)
+      << compiled[conv].library;
 }
 
 TEST_F(ModelTest, AStoredRecordIsReplayedAndReported) {

@@ -21,6 +21,7 @@ const char* const kSpecs[] = {
     "conv1d:1,12,8,16,3,1,1",
     "conv2d:1,8,8,8,16,3,1,1",
     "conv2d:1,9,9,8,8,3,2,1,1,2",  // strided and grouped
+    "conv2d:1,10,10,16,32,3,1,1",  // also as Winograd F(4x4, 3x3) and F(2x2, 3x3)
     "conv3d:1,4,6,6,4,8,3,1,1",
     "max_pool2d:1,8,8,16,3,2,1",
     "avg_pool2d:1,8,8,16,3,2,1",
@@ -58,13 +59,19 @@ TEST(WorkloadLibrary, EveryOperatorALibraryTakesIsMeasuredAndVerifiedAsALibraryR
   TuneResult r = Tune(tasks, *db, o);
   for (const TaskResult& t : r.tasks) {
     SCOPED_TRACE(t.name);
-    int library_records = 0;
+    std::vector<std::string> algorithms;
     for (const TuningRecord& rec : db->RecordsOf(t.workload)) {
       if (rec.trace.dump().find("\"Offload\"") == std::string::npos) continue;
-      ++library_records;
+      const nlohmann::json& attrs = rec.trace["insts"][0]["attrs"];
+      algorithms.push_back(attrs.value("algorithm", ""));
       EXPECT_EQ(rec.status, RecordStatus::kOk) << rec.error;
     }
-    EXPECT_EQ(library_records, 1);
+    // One library record of each algorithm the backend offers, verified like any candidate.
+    if (t.name == "conv2d:1,10,10,16,32,3,1,1") {
+      EXPECT_EQ(algorithms, (std::vector<std::string>{"", "winograd4", "winograd2"}));
+    } else {
+      EXPECT_EQ(algorithms, std::vector<std::string>{""});
+    }
   }
   db.reset();
   std::filesystem::remove_all(dir);

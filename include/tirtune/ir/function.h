@@ -42,5 +42,10 @@ class PrimFunc : public ObjectRef {
 inline constexpr const char* kOffloadAttr = "tirtune.offload";
 /// That attribute's value, or "" for a function that is compiled.
 std::string OffloadedComposite(const PrimFunc& func);
+/// The function attribute naming the library's algorithm for the composite
+/// (LibraryBackend::Algorithms, "winograd4"); absent for the library's default.
+inline constexpr const char* kOffloadAlgorithmAttr = "tirtune.offload_algorithm";
+/// That attribute's value, or "" (the default algorithm, or a function that is compiled).
+std::string OffloadedAlgorithm(const PrimFunc& func);
 
 }  // namespace tirtune

@@ -125,6 +125,10 @@ graph::Graph CompositeFromJson(const std::string& json, const std::map<int, NDAr
 /// The description `json` with the backend's algorithm `algorithm` (LibraryBackend::Algorithms;
 /// "algorithm" in the JSON, kAlgorithmAttr on the composite call), or without one when empty.
 std::string CompositeWithAlgorithm(const std::string& json, const std::string& algorithm);
+/// The algorithms besides the default that the composite's backend (its "codegen") offers for
+/// the composite `json` describes (LibraryBackend::Algorithms, its constants read as zeros);
+/// none when the backend cannot be loaded.
+std::vector<std::string> LibraryAlgorithms(const std::string& json);
 
 /// The oneDNN backend (CPU): conv1d/2d/3d (grouped, depthwise, strided, dilated), dense, matmul
 /// and batch_matmul, each with a bias and the post-ops oneDNN fuses (sum, relu, clip, gelu) in

@@ -155,8 +155,10 @@ class Schedule {
   /// Hands the whole function to a library: sets the function attribute kOffloadAttr to
   /// `composite` (a FusionPattern's name, "dnnl.conv2d"), which the builder and the compiler
   /// read to run the library's kernel instead of compiling the loops. The loops are left as
-  /// they are (the reference). A record whose trace offloads is a library record.
-  void Offload(const std::string& composite);
+  /// they are (the reference). A record whose trace offloads is a library record. A non-empty
+  /// `algorithm` (one of the backend's LibraryBackend::Algorithms) sets kOffloadAlgorithmAttr
+  /// too: the library runs the composite that way.
+  void Offload(const std::string& composite, const std::string& algorithm = "");
 
   /// Marks the end of the schedule proper; what follows are postprocessing steps.
   void EnterPostproc();

@@ -98,7 +98,7 @@ void Schedule::Unannotate(BlockRV block_rv, const std::string& key) {
   Record("Unannotate", {block_rv.ref()}, {{"key", key}}, {});
 }
 
-void Schedule::Offload(const std::string& composite) {
+void Schedule::Offload(const std::string& composite, const std::string& algorithm) {
   if (composite.find('.') == std::string::npos || composite.front() == '.') {
     throw SimpleScheduleError("OffloadError",
                               fmt::format("'{}' names no library composite (BACKEND.KIND)",
@@ -109,8 +109,14 @@ void Schedule::Offload(const std::string& composite) {
     throw SimpleScheduleError("OffloadError", "the function is offloaded already", {});
   }
   if (check_only_) return;
-  state_.SetFunc(func().WithAttr(kOffloadAttr, StringImm(composite)));
-  Record("Offload", {}, {{"composite", composite}}, {});
+  PrimFunc offloaded = func().WithAttr(kOffloadAttr, StringImm(composite));
+  nlohmann::json attrs = {{"composite", composite}};
+  if (!algorithm.empty()) {
+    offloaded = offloaded.WithAttr(kOffloadAlgorithmAttr, StringImm(algorithm));
+    attrs["algorithm"] = algorithm;
+  }
+  state_.SetFunc(offloaded);
+  Record("Offload", {}, attrs, {});
 }
 
 }  // namespace tirtune
