@@ -67,6 +67,7 @@ std::string DeviceDescription(const Target& target, int cuda_device) {
 }
 
 namespace {
+constexpr std::string_view kWarmSuffix = ", warm";
 constexpr std::string_view kColdWeightsSuffix = ", cold weights";
 constexpr std::string_view kFlushedCachesSuffix = ", flushed caches";
 }  // namespace
@@ -79,7 +80,7 @@ RecordTiming TimingOf(const TimerConfig& timer) {
 std::string TimedDevice(const std::string& device, RecordTiming timing) {
   switch (timing) {
     case RecordTiming::kWarm:
-      return device;
+      return device + std::string(kWarmSuffix);
     case RecordTiming::kColdWeights:
       return device + std::string(kColdWeightsSuffix);
     case RecordTiming::kFlushedCaches:
@@ -88,13 +89,14 @@ std::string TimedDevice(const std::string& device, RecordTiming timing) {
   return device;
 }
 
-RecordTiming RecordTimingOf(std::string_view device) {
+std::optional<RecordTiming> RecordTimingOf(std::string_view device) {
   auto ends_with = [&](std::string_view suffix) {
     return device.size() >= suffix.size() && device.substr(device.size() - suffix.size()) == suffix;
   };
   if (ends_with(kColdWeightsSuffix)) return RecordTiming::kColdWeights;
   if (ends_with(kFlushedCachesSuffix)) return RecordTiming::kFlushedCaches;
-  return RecordTiming::kWarm;
+  if (ends_with(kWarmSuffix)) return RecordTiming::kWarm;
+  return std::nullopt;
 }
 
 TimerConfig TuningTimerConfig() {

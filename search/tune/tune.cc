@@ -252,7 +252,9 @@ ReplayedRecords SetUpTasks(TuneRun& run, const std::vector<TuneTask>& tasks,
       measured.insert(CandidateKey(*sch));
       // measured in an earlier run (one that failed is measured again: it may have been measured
       // before the composite stated its constants' values)
-      if (Offloads(r) && r.status == RecordStatus::kOk) {
+      // (timed as this run times: a library record timed otherwise would not compare)
+      if (Offloads(r) && r.status == RecordStatus::kOk &&
+          RecordTimingOf(r.device) == TimingOf(options.runner.timer)) {
         std::erase(s.library_pending, OffloadAlgorithm(r));
       }
       if (TrainsTheModel(r)) own_stored.Add(std::move(*sch), r, s.model_group);

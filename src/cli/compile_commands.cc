@@ -213,7 +213,7 @@ struct TimeCli {
 // if the tuner had measured it: `compile` can pick it, and `tune` starts from it (a task's own
 // record) or transfers it to other shapes (TuneOptions::transfer).
 void StoreTiming(const TimeCli& opts, const LoadedFunction& f, const Target& target,
-                 const MeasureResult& r) {
+                 const MeasureResult& r, RecordTiming timing) {
   if (opts.record.empty()) return;
   std::unique_ptr<Database> db = OpenDatabase(opts.record);
   TuningRecord rec;
@@ -222,8 +222,7 @@ void StoreTiming(const TimeCli& opts, const LoadedFunction& f, const Target& tar
   rec.trace = f.trace.ToJson();
   rec.status = RecordStatus::kOk;
   rec.run_secs = r.seconds;
-  rec.device =
-      TimedDevice(r.device.empty() ? DeviceDescription(target) : r.device, TimingOf(opts.timer));
+  rec.device = TimedDevice(r.device.empty() ? DeviceDescription(target) : r.device, timing);
   rec.program_version = kProgramVersion;
   db->CommitRecords({rec});
   fmt::print(stderr, "stored the measurement as a record of workload {} in {}\n", rec.workload,
@@ -270,7 +269,7 @@ void RunTimeCuda(const TimeCli& opts, const LoadedFunction& f, const Target& tar
       TT_USER_ERROR("{}: the kernel could not run ({}): {}", f.label,
                     MeasureStatusName(r.status), r.message);
   }
-  StoreTiming(opts, f, target, r);
+  StoreTiming(opts, f, target, r, TimingOf(opts.timer));
   double min = *std::min_element(r.seconds.begin(), r.seconds.end());
   if (global.json) {
     fmt::print("{}\n", nlohmann::json{{"function", f.label},
@@ -358,7 +357,9 @@ void RunTime(const TimeCli& opts, const GlobalOptions& global) {
       TT_USER_ERROR("{}: the kernel could not be timed ({}): {}", f.label,
                     MeasureStatusName(r.status), r.message);
   }
-  StoreTiming(opts, f, target, r);
+  TimerConfig timed = opts.timer;  // a function without constants was timed warm
+  timed.cold_constants = cold;
+  StoreTiming(opts, f, target, r, TimingOf(timed));
   double mean = 0, var = 0;
   for (double x : r.seconds) mean += x / r.seconds.size();
   for (double x : r.seconds) var += (x - mean) * (x - mean) / r.seconds.size();

@@ -126,21 +126,27 @@ std::string TimingName(const TimerConfig& timer) {
   return timer.cold_constants ? "timed with cold weights" : "timed warm";
 }
 
-// How the records the tasks already have on `target` were timed: that of most tasks' best
-// record (RecordTimingOf its device), nullopt when none has one.
+// How the measured records the tasks already have on `target` were timed: the timing most of
+// those that say (RecordTimingOf) share; nullopt when none says or no timing has a majority.
 std::optional<RecordTiming> StoredTiming(Database& db, const std::vector<TuneTask>& tasks,
                                          const std::string& target) {
   std::map<RecordTiming, int> votes;
+  int said = 0;
   for (const TuneTask& task : tasks) {
     std::optional<WorkloadEntry> workload = db.FindWorkload(task.func);
     if (!workload) continue;
-    std::vector<TuningRecord> best = db.TopK(workload->id, target, 1);
-    if (!best.empty()) ++votes[RecordTimingOf(best.front().device)];
+    for (const TuningRecord& r : db.RecordsOf(workload->id)) {
+      if (r.target != target || r.status != RecordStatus::kOk) continue;
+      if (std::optional<RecordTiming> t = RecordTimingOf(r.device)) {
+        ++votes[*t];
+        ++said;
+      }
+    }
   }
-  if (votes.empty()) return std::nullopt;
-  return std::max_element(votes.begin(), votes.end(),
-                          [](const auto& a, const auto& b) { return a.second < b.second; })
-      ->first;
+  for (const auto& [timing, count] : votes) {
+    if (2 * count > said) return timing;
+  }
+  return std::nullopt;
 }
 
 // How candidates are timed unless a flag says (--warm-weights, --cold-weights, --flush-cache).

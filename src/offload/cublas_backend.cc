@@ -90,6 +90,10 @@ class Cublas : public LibraryBackend {
 
   std::unique_ptr<LibraryKernel> Build(const Graph& graph, const Call& call,
                                        const LibraryOptions& options) const override {
+    if (call.attrs.Has(graph::kAlgorithmAttr)) {  // it offers none (Algorithms)
+      throw LibraryDeclined(
+          fmt::format("cuBLAS has no algorithm '{}'", call.attrs.GetString(graph::kAlgorithmAttr)));
+    }
     return std::make_unique<CublasKernel>(graph, call, options);
   }
 };

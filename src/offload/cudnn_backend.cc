@@ -100,6 +100,10 @@ class Cudnn : public LibraryBackend {
 
   std::unique_ptr<LibraryKernel> Build(const Graph& graph, const Call& call,
                                        const LibraryOptions& options) const override {
+    if (call.attrs.Has(graph::kAlgorithmAttr)) {  // it offers none (Algorithms)
+      throw LibraryDeclined(
+          fmt::format("cuDNN has no algorithm '{}'", call.attrs.GetString(graph::kAlgorithmAttr)));
+    }
     return std::make_unique<CudnnKernel>(graph, call, options);
   }
 };

@@ -199,6 +199,15 @@ TEST_F(ModelCli, AModelWhoseWeightsExceedTheLastLevelCacheIsTimedWithColdWeights
   // have, whatever the default, so that new records compare with them.
   ASSERT_EQ(Run("db export --db " + Path("cold.db") + " -o " + Path("cold.jsonl")).exit_code, 0);
   EXPECT_NE(ReadFile(Path("cold.jsonl")).find(", cold weights\""), std::string::npos);
+  // Records from before timings were written down say nothing: the default decides.
+  std::string old = ReadFile(Path("cold.jsonl"));
+  for (size_t at; (at = old.find(", cold weights")) != std::string::npos;) old.erase(at, 14);
+  std::ofstream(Path("old.jsonl")) << old;
+  ASSERT_EQ(Run("db import --db " + Path("old.db") + " " + Path("old.jsonl")).exit_code, 0);
+  Result old_cold = tune("old.db", "");
+  ASSERT_EQ(old_cold.exit_code, 0) << old_cold.err;
+  EXPECT_EQ(timing(old_cold), "timed with cold weights");
+  EXPECT_EQ(ReadFile(Path("old.db.log")).find("are timed the same"), std::string::npos);
   Result warm_again = tune("warm.db", "--resume");
   ASSERT_EQ(warm_again.exit_code, 0) << warm_again.err;
   EXPECT_EQ(timing(warm_again), "timed warm");

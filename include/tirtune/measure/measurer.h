@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -63,13 +64,13 @@ std::string DeviceDescription(const Target& target, int cuda_device = 0);
 /// on flushed caches.
 enum class RecordTiming : uint8_t { kWarm, kColdWeights, kFlushedCaches };
 RecordTiming TimingOf(const TimerConfig& timer);
-/// `device` as a record measured with `timing` names it: `device` itself when warm, otherwise
-/// followed by ", cold weights" or ", flushed caches", so that the database says how each record
-/// was timed and a later run can time its candidates the same way.
+/// `device` as a record measured with `timing` names it: followed by ", warm", ", cold weights"
+/// or ", flushed caches", so that the database says how each record was timed and a later run
+/// can time its candidates the same way.
 std::string TimedDevice(const std::string& device, RecordTiming timing);
-/// How the record whose device TimedDevice wrote was timed (warm for a device without a suffix:
-/// records measured before timings were written down, too).
-RecordTiming RecordTimingOf(std::string_view device);
+/// How the record whose device TimedDevice wrote was timed; nullopt for a device without one of
+/// the suffixes (records measured before timings were written down: either way).
+std::optional<RecordTiming> RecordTimingOf(std::string_view device);
 
 /// Where the time of one Measure call went, in seconds.
 struct MeasureTimes {

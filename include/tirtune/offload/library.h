@@ -132,9 +132,11 @@ std::vector<std::string> LibraryAlgorithms(const std::string& json);
 
 /// The oneDNN backend (CPU): conv1d/2d/3d (grouped, depthwise, strided, dilated), dense, matmul
 /// and batch_matmul, each with a bias and the post-ops oneDNN fuses (sum, relu, clip, gelu) in
-/// the composite's order; max and average pooling. It is the module libtirtune_dnnl.so, loaded
-/// on first use ($TIRTUNE_DNNL_MODULE, else the one the build made, else next to the program);
-/// nullptr when it cannot be loaded (oneDNN missing): BackendUnavailable("dnnl") says why.
+/// the composite's order; max and average pooling; a 3x3 stride-1 conv2d also as Winograd
+/// F(4x4, 3x3) and F(2x2, 3x3) (Algorithms "winograd4", "winograd2"). It is the module
+/// libtirtune_dnnl.so, loaded on first use ($TIRTUNE_DNNL_MODULE, else the one the build made,
+/// else next to the program); nullptr when it cannot be loaded (oneDNN missing):
+/// BackendUnavailable("dnnl") says why.
 const LibraryBackend* DnnlBackend();
 
 /// The cuBLAS backend (GPU, cuBLASLt): dense, matmul and batch_matmul, their operands read in

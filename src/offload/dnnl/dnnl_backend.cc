@@ -16,6 +16,7 @@
 #include <cstring>
 #include <oneapi/dnnl/dnnl.hpp>
 #include <optional>
+#include <stdexcept>
 #include <unordered_map>
 
 #include "../composite_body.h"
@@ -452,6 +453,8 @@ class DnnlKernel : public LibraryKernel {
                                                  bias.empty() ? nullptr : bias.data(), p->post);
     } catch (const dnnl::error& e) {
       Decline(call, fmt::format("oneDNN refused Winograd's product ({})", e.what()));
+    } catch (const std::invalid_argument& e) {
+      Decline(call, e.what());
     }
     winograd_addend_ = p->addend;
     describe_ = fmt::format("oneDNN backend: {} for %{} ({}{}{}{})", winograd_->Describe(),
@@ -581,27 +584,8 @@ class Dnnl : public LibraryBackend {
     return std::make_unique<DnnlKernel>(graph, call, options);
   }
 
-  // Winograd for a 3x3 stride-1 2-D convolution it takes (PlanWinograd).
   std::vector<std::string> Algorithms(const Graph& graph, const Call& call) const override {
-    std::vector<std::string> out;
-    if (call.kind != CallKind::kGraph || !call.body) return out;
-    try {
-      Plan plan = body::ReadBody(graph, call, "oneDNN");
-      std::vector<graph::TensorType> args;
-      for (ValueId a : call.args) args.push_back(graph.value(a).type);
-      const graph::TensorType main_type = call.body->value(plan.main->output).type;
-      if (std::optional<body::FoldedScaleShift> f =
-              body::FoldScaleShift(graph, call, plan, graph.value(call.output).type.shape.back())) {
-        plan.post.erase(plan.post.begin(),
-                        plan.post.begin() + static_cast<std::ptrdiff_t>(f->post_ops));
-      }
-      for (const char* algorithm : kWinogradAlgorithms) {
-        std::string why;
-        if (PlanWinograd(plan, args, main_type, algorithm, 1, &why)) out.push_back(algorithm);
-      }
-    } catch (const LibraryDeclined&) {
-    }
-    return out;
+    return WinogradAlgorithms(graph, call);
   }
 };
 

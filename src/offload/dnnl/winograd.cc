@@ -181,18 +181,19 @@ template <int M>
 
 using Transform = void (*)(const Work&, int64_t, int64_t);
 
-#define TIRTUNE_WINOGRAD_VARIANTS(M)                                                             \
-  __attribute__((target("avx2,fma"))) void InputAvx2_##M(const Work& w, int64_t b, int64_t e) {  \
-    InputTransform<M>(w, b, e);                                                                  \
-  }                                                                                              \
-  void InputBase_##M(const Work& w, int64_t b, int64_t e) { InputTransform<M>(w, b, e); }        \
-  __attribute__((target("avx2,fma"))) void OutputAvx2_##M(const Work& w, int64_t b, int64_t e) { \
-    OutputTransform<M>(w, b, e);                                                                 \
-  }                                                                                              \
-  void OutputBase_##M(const Work& w, int64_t b, int64_t e) { OutputTransform<M>(w, b, e); }
-TIRTUNE_WINOGRAD_VARIANTS(2)
-TIRTUNE_WINOGRAD_VARIANTS(4)
-#undef TIRTUNE_WINOGRAD_VARIANTS
+// The transforms compiled for the baseline ISA, and on x86-64 for AVX2 + FMA as well.
+void InputBase2(const Work& w, int64_t b, int64_t e) { InputTransform<2>(w, b, e); }
+void InputBase4(const Work& w, int64_t b, int64_t e) { InputTransform<4>(w, b, e); }
+void OutputBase2(const Work& w, int64_t b, int64_t e) { OutputTransform<2>(w, b, e); }
+void OutputBase4(const Work& w, int64_t b, int64_t e) { OutputTransform<4>(w, b, e); }
+#if defined(__x86_64__)
+#define TIRTUNE_AVX2 __attribute__((target("avx2,fma")))
+TIRTUNE_AVX2 void InputAvx2_2(const Work& w, int64_t b, int64_t e) { InputTransform<2>(w, b, e); }
+TIRTUNE_AVX2 void InputAvx2_4(const Work& w, int64_t b, int64_t e) { InputTransform<4>(w, b, e); }
+TIRTUNE_AVX2 void OutputAvx2_2(const Work& w, int64_t b, int64_t e) { OutputTransform<2>(w, b, e); }
+TIRTUNE_AVX2 void OutputAvx2_4(const Work& w, int64_t b, int64_t e) { OutputTransform<4>(w, b, e); }
+#undef TIRTUNE_AVX2
+#endif
 
 // U = G g G^T for every (input, output) channel pair, [A*A][c][k].
 template <int M>
@@ -317,6 +318,33 @@ std::optional<WinogradPlan> PlanWinograd(const body::Plan& plan,
   return out;
 }
 
+std::vector<std::string> WinogradAlgorithms(const graph::Graph& graph, const graph::Call& call) {
+  std::vector<std::string> out;
+  if (call.kind != graph::CallKind::kGraph || !call.body) return out;
+  try {
+    body::Plan plan = body::ReadBody(graph, call, "oneDNN");
+    std::vector<graph::TensorType> args;
+    for (graph::ValueId a : call.args) args.push_back(graph.value(a).type);
+    const graph::TensorType main_type = call.body->value(plan.main->output).type;
+    if (std::optional<body::FoldedScaleShift> f =
+            body::FoldScaleShift(graph, call, plan, graph.value(call.output).type.shape.back())) {
+      plan.post.erase(plan.post.begin(),
+                      plan.post.begin() + static_cast<std::ptrdiff_t>(f->post_ops));
+    }
+    // (the kernel takes a constant weight and bias only)
+    auto constant = [&](int arg) {
+      return arg < 0 || graph.value(call.args[arg]).kind == graph::ValueKind::kConstant;
+    };
+    if (!constant(plan.weight) || !constant(plan.bias)) return out;
+    for (const char* algorithm : kWinogradAlgorithms) {
+      std::string why;
+      if (PlanWinograd(plan, args, main_type, algorithm, 1, &why)) out.push_back(algorithm);
+    }
+  } catch (const LibraryDeclined&) {
+  }
+  return out;
+}
+
 struct WinogradConv::State {
   WinogradConvSpec spec;
   std::vector<WinogradPostOp> post;
@@ -347,14 +375,14 @@ WinogradConv::WinogradConv(const WinogradConvSpec& spec, const float* weight, co
   s.p = Allocate(s.tiles * s.positions * spec.k);
   s.bias = Allocate(spec.k);
   for (int64_t i = 0; i < spec.k; ++i) s.bias.get()[i] = bias != nullptr ? bias[i] : 0.0f;
-  const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  if (spec.m == 2) {
-    s.input = avx2 ? InputAvx2_2 : InputBase_2;
-    s.output = avx2 ? OutputAvx2_2 : OutputBase_2;
-  } else {
-    s.input = avx2 ? InputAvx2_4 : InputBase_4;
-    s.output = avx2 ? OutputAvx2_4 : OutputBase_4;
+  s.input = spec.m == 2 ? InputBase2 : InputBase4;
+  s.output = spec.m == 2 ? OutputBase2 : OutputBase4;
+#if defined(__x86_64__)
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+    s.input = spec.m == 2 ? InputAvx2_2 : InputAvx2_4;
+    s.output = spec.m == 2 ? OutputAvx2_2 : OutputAvx2_4;
   }
+#endif
 
   const int64_t pos = s.positions;
   memory::desc v_desc({pos, s.tiles, spec.c}, memory::data_type::f32,
@@ -366,6 +394,11 @@ WinogradConv::WinogradConv(const WinogradConvSpec& spec, const float* weight, co
   dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(v_desc, u_any, p_desc), s.engine);
   s.product = dnnl::matmul(pd);
   s.impl = pd.impl_info_str();
+  // oneDNN's reference implementations are correctness fallbacks, far slower than a kernel.
+  if (s.impl.rfind("ref", 0) == 0) {
+    throw std::invalid_argument("oneDNN has only its reference implementation (" + s.impl +
+                                ") for Winograd's product");
+  }
   s.v_mem = memory(v_desc, s.engine, s.v.get());
   s.p_mem = memory(p_desc, s.engine, s.p.get());
   std::vector<float> u = spec.m == 2 ? TransformWeights<2>(weight, spec.c, spec.k)

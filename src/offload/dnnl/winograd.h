@@ -83,4 +83,8 @@ std::optional<WinogradPlan> PlanWinograd(const body::Plan& plan,
                                          const std::string& algorithm, int threads,
                                          std::string* why);
 
+/// The kWinogradAlgorithms that run composite call `call` of `graph` (PlanWinograd after a batch
+/// norm's fold, its weight and bias constants): the oneDNN backend's Algorithms.
+std::vector<std::string> WinogradAlgorithms(const graph::Graph& graph, const graph::Call& call);
+
 }  // namespace tirtune::offload
