@@ -45,10 +45,11 @@ class GradientBased : public TaskScheduler {
   std::string name() const override { return "gradient"; }
 
   int NextTask() override {
-    // Step 1. One round-robin pass first, so every task has a latency.
+    // Step 1. One round-robin pass first, so every task has a latency (a task notified before
+    // its turn, as a resumed one with its stored best, has one).
     while (warmup_ < alive_.size()) {
       size_t t = warmup_++;
-      if (alive_[t]) return static_cast<int>(t);
+      if (alive_[t] && history_[t].empty()) return static_cast<int>(t);
     }
     // Step 2. The live task with the largest expected gain.
     std::vector<int> best;

@@ -35,9 +35,14 @@ bool RetimeOnce(const RetimeTask& task, int rounds, const std::string& target, D
   // or close above it. A tuned record far faster, measured once, may be the luckiest of many
   // candidates: a 5 us depthwise convolution measured 0.0041 ms once in tuning and 0.0075-0.0101
   // in the processes after it, slower than oneDNN's 0.0064.
+  // Only records timed as this run times (an untagged one, stored before records said, is not):
+  // a sample timed otherwise would not compare with theirs.
+  auto timed_alike = [&](const TuningRecord& r) { return RecordTimingOf(r.device) == task.timing; };
   std::optional<TuningRecord> library;
   for (TuningRecord& r : db.RecordsOf(task.workload)) {
-    if (r.target != target || r.status != RecordStatus::kOk || !Offloads(r)) continue;
+    if (r.target != target || r.status != RecordStatus::kOk || !Offloads(r) || !timed_alike(r)) {
+      continue;
+    }
     if (!library || *r.median_secs < *library->median_secs) library = std::move(r);
   }
   if (!library) return false;
@@ -45,7 +50,8 @@ bool RetimeOnce(const RetimeTask& task, int rounds, const std::string& target, D
   std::vector<TuningRecord> top = db.TopK(task.workload, target, 64);
   std::vector<const TuningRecord*> finalists = {&*library};
   for (const TuningRecord& r : top) {
-    if (Offloads(r) || finalists.size() > kTunedFinalists || retimed.count(r.trace.dump())) {
+    if (Offloads(r) || finalists.size() > kTunedFinalists || retimed.count(r.trace.dump()) ||
+        !timed_alike(r)) {
       continue;
     }
     if (*r.median_secs <= library_secs * kFinalistRange) finalists.push_back(&r);

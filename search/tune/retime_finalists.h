@@ -18,11 +18,14 @@ struct RetimeTask {
   const MeasureTask& measure;
   WorkloadId workload = -1;
   std::string composite;  // the library's composite, e.g. "dnnl.conv2d"
+  RecordTiming timing = RecordTiming::kWarm;  // how `measurer` times (TimingOf its timer)
 };
 
 /// One measurement each does not decide between a library's kernel and tuned ones that come
 /// close: a memory-bound kernel's time moves by 5-10% from one run to the next. The finalists,
-/// the library's best record of `task` on `target` and up to two tuned records, the best of those
+/// among the records timed as `measurer` times (`task.timing`: a sample timed with cold weights
+/// would not join a warm record's), the library's best record of `task` on `target` and up to two
+/// tuned records, the best of those
 /// faster than it or within 25% above it (one far faster, measured once, may have been lucky),
 /// are measured `rounds` times each on `measurer`, in turns (round k starts with finalist k), each
 /// turn in runner processes started for it (Runner::StartAfresh: a kernel can be 10% faster in

@@ -520,6 +520,20 @@ TuneResult Tune(const std::vector<TuneTask>& tasks, Database& db, const TuneOpti
   std::unique_ptr<TaskScheduler> scheduler = options.task_scheduler == "gradient"
                                                  ? MakeGradientBased(weights, 0.2, 3, options.seed)
                                                  : MakeRoundRobin(tasks.size());
+  // A task resumed with records starts from its stored best: the first pass is for the others (a
+  // short top-up of a model would otherwise go to its first tasks only, 32 trials each).
+  int resumed = 0;
+  for (size_t t = 0; t < states.size(); ++t) {
+    if (!states[t].result.best_seconds || states[t].result.trials_before == 0) continue;
+    scheduler->Notify(static_cast<int>(t), *states[t].result.best_seconds);
+    ++resumed;
+  }
+  if (resumed > 0 && options.task_scheduler == "gradient" && run.budget > 0 && tasks.size() > 1) {
+    run.Log(
+        fmt::format("{} of {} task(s) start from their stored best; the scheduler's first pass "
+                    "is for the other {}",
+                    resumed, tasks.size(), tasks.size() - resumed));
+  }
   const int per_round = options.trials_per_round > 0
                             ? options.trials_per_round
                             : DefaultTrialsPerRound(run.budget, tasks.size());
@@ -578,7 +592,8 @@ TuneResult Tune(const std::vector<TuneTask>& tasks, Database& db, const TuneOpti
     // Every Measure call of the re-timing counts (it makes one per turn and round).
     const MeasureTimes before = run.measurer.total_times();
     std::optional<TuningRecord> best =
-        RetimeFinalists({s.result.name, s.func, s.measure, s.result.workload, s.composite},
+        RetimeFinalists({s.result.name, s.func, s.measure, s.result.workload, s.composite,
+                         TimingOf(options.runner.timer)},
                         options.library_retimes, run.target, run.db, run.measurer, run.options.log);
     run.out.build_seconds += run.measurer.total_times().build - before.build;
     run.out.run_seconds += run.measurer.total_times().run - before.run;

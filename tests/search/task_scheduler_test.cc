@@ -50,5 +50,16 @@ TEST(GradientBased, ATaskWithoutAValidKernelGoesLast) {
   EXPECT_EQ(s->NextTask(), 1);
 }
 
+// A resumed task enters with its stored best (Notify before its turn): the first pass is for the
+// others, then the gradient decides among all.
+TEST(GradientBased, ATaskNotifiedBeforeItsTurnSkipsTheFirstPass) {
+  auto s = MakeGradientBased({1, 1, 1});
+  s->Notify(0, 5e-3);
+  s->Notify(2, 1e-3);
+  EXPECT_EQ(s->NextTask(), 1);
+  s->Notify(1, 1e-3);
+  EXPECT_EQ(s->NextTask(), 0);  // the largest weighted latency
+}
+
 }  // namespace
 }  // namespace tirtune

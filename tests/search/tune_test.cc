@@ -113,6 +113,27 @@ TEST_F(TuneTest, ResumeCountsStoredTrialsAndNeverRemeasures) {
   EXPECT_EQ(traces.size(), 24u);
 }
 
+// A task resumed with records enters the gradient scheduler with its stored best: the first batch
+// of a top-up goes to the task that has none (before, every resumed run started over at task 0).
+TEST_F(TuneTest, AResumedTaskStartsFromItsStoredBestAndTheFirstBatchGoesToANewTask) {
+  std::unique_ptr<Database> db = OpenDatabase((dir_ / "t.db").string());
+  Tune({SmallGemm()}, *db, SmallOptions(8));
+  Workload other = MakeWorkload("gemm:8,16,16");
+  TuneOptions o = SmallOptions(16);  // 8 stored, 8 more
+  o.resume = true;
+  std::string lines;
+  o.log = [&](const std::string& l) { lines += l + "\n"; };
+  TuneResult r = Tune({SmallGemm(), TuneTask{other.spec, other.func, 1, other.flops}}, *db, o);
+  ASSERT_EQ(r.tasks.size(), 2u);
+  EXPECT_EQ(r.tasks[0].trials_before, 8u);
+  EXPECT_EQ(r.tasks[0].trials, 0);
+  EXPECT_EQ(r.tasks[1].trials, 8);
+  EXPECT_NE(lines.find("1 of 2 task(s) start from their stored best; the scheduler's first pass "
+                       "is for the other 1"),
+            std::string::npos)
+      << lines;
+}
+
 TEST_F(TuneTest, AResumedRunWithItsBudgetSpentReportsTheBestAndPreparesNoSearch) {
   std::string path = (dir_ / "t.db").string();
   {
@@ -281,6 +302,7 @@ TEST_F(TuneTest, CloseOrFasterTunedRecordsAreMeasuredAgainWithTheLibrarysAndThei
       stored[i].target = target;
       stored[i].trace = i == 0 ? library_trace : tuned_trace;
       stored[i].run_secs = {i == 0 ? 1e-7 : tuned_secs};
+      stored[i].device = TimedDevice("stored", RecordTiming::kWarm);  // timed as this run times
     }
     db->CommitRecords(stored);
     TuneOptions o = SmallOptions(10);
@@ -318,6 +340,34 @@ TEST_F(TuneTest, CloseOrFasterTunedRecordsAreMeasuredAgainWithTheLibrarysAndThei
     ASSERT_EQ(best.size(), 1u);
     EXPECT_EQ(r.tasks[0].best_seconds, best[0].median_secs);
     EXPECT_EQ(r.tasks[0].best_trace, best[0].trace);
+  }
+  // Records timed otherwise (with cold weights; or untagged, stored before records said) get no
+  // samples from a warm run: they would not compare.
+  for (const std::string& device :
+       {TimedDevice("stored", RecordTiming::kColdWeights), std::string("stored")}) {
+    SCOPED_TRACE(device);
+    std::unique_ptr<Database> db = OpenDatabase((dir_ / fmt::format("{}.db", device)).string());
+    WorkloadId w = db->CommitWorkload(task.func).id;
+    std::vector<TuningRecord> stored(2);
+    for (int i = 0; i < 2; ++i) {
+      stored[i].workload = w;
+      stored[i].target = target;
+      stored[i].trace = i == 0 ? library_trace : tuned_trace;
+      stored[i].run_secs = {1e-7};
+      stored[i].device = device;
+    }
+    db->CommitRecords(stored);
+    TuneOptions o = SmallOptions(10);
+    o.resume = true;
+    o.library_retimes = 2;
+    Tune({task}, *db, o);
+    int found = 0;
+    for (const TuningRecord& rec : db->RecordsOf(w)) {
+      if (rec.device != device) continue;
+      ++found;
+      EXPECT_EQ(rec.run_secs, std::vector<double>{1e-7});
+    }
+    EXPECT_EQ(found, 2);
   }
 }
 

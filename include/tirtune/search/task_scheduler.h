@@ -1,7 +1,8 @@
 // Task schedulers: which task of a multi-task tuning run gets the next batch of trials.
 // RoundRobin cycles over the live tasks; GradientBased (the default) picks the task whose weighted
 // latency is expected to drop the most (MetaSchedule's simplified Ansor gradient), after one
-// round-robin pass.
+// round-robin pass over the tasks it has no latency of (Notify before the first NextTask gives a
+// resumed task its stored best: it joins the gradient at once).
 #pragma once
 
 #include <cstdint>

@@ -44,7 +44,9 @@ class WinogradConv {
   WinogradConv(const WinogradConv&) = delete;
   WinogradConv& operator=(const WinogradConv&) = delete;
 
-  /// y = post(conv(x) + bias); `addend` is read by a kSum post-op (may alias nothing else).
+  /// y = post(conv(x) + bias); `addend` is read by a kSum post-op (may alias nothing else). The
+  /// transformed tiles and products live in a scratch buffer of the calling thread, shared by
+  /// every WinogradConv that thread runs; one object is not run by two threads at once.
   void Run(const float* x, const float* addend, float* y);
 
   /// "Winograd F(4x4, 3x3), oneDNN matmul brg:avx2".
