@@ -3,6 +3,8 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
+#include <map>
 #include <optional>
 #include <set>
 #include <vector>
@@ -28,37 +30,63 @@ std::string LibraryName(const RetimeTask& task, const TuningRecord& r) {
   return algorithm.empty() ? task.composite : fmt::format("{} ({})", task.composite, algorithm);
 }
 
+// Only records timed as this run times (an untagged one, stored before records said, is not): a
+// sample timed otherwise would not compare with theirs.
+bool TimedAlike(const RetimeTask& task, const TuningRecord& r) {
+  return RecordTimingOf(r.device) == task.timing;
+}
+
+// The task's best ok record on `target` timed as this run times, or nullopt.
+std::optional<TuningRecord> BestTimedAlike(const RetimeTask& task, const std::string& target,
+                                           Database& db) {
+  for (TuningRecord& r : db.TopK(task.workload, target, 64)) {
+    if (TimedAlike(task, r)) return std::move(r);
+  }
+  return std::nullopt;
+}
+
 bool RetimeOnce(const RetimeTask& task, int rounds, const std::string& target, Database& db,
                 Measurer& measurer, const std::function<void(const std::string&)>& say,
                 std::set<std::string>& retimed) {
   // The library's best ok record, however far down it ranks; the best tuned ones faster than it
   // or close above it. A tuned record far faster, measured once, may be the luckiest of many
   // candidates: a 5 us depthwise convolution measured 0.0041 ms once in tuning and 0.0075-0.0101
-  // in the processes after it, slower than oneDNN's 0.0064.
-  // Only records timed as this run times (an untagged one, stored before records said, is not):
-  // a sample timed otherwise would not compare with theirs.
-  auto timed_alike = [&](const TuningRecord& r) { return RecordTimingOf(r.device) == task.timing; };
-  std::optional<TuningRecord> library;
+  // in the processes after it, slower than oneDNN's 0.0064. The first time, the library's other
+  // algorithms too, however slow: each was measured once, and one unlucky measurement would rule
+  // it out for good (a Winograd convolution measured 33 ms once in a first batch, 0.5 ms after).
+  auto timed_alike = [&](const TuningRecord& r) { return TimedAlike(task, r); };
+  std::map<std::string, TuningRecord> by_algorithm;  // each algorithm's best ok record
   for (TuningRecord& r : db.RecordsOf(task.workload)) {
     if (r.target != target || r.status != RecordStatus::kOk || !Offloads(r) || !timed_alike(r)) {
       continue;
     }
-    if (!library || *r.median_secs < *library->median_secs) library = std::move(r);
+    auto [it, added] = by_algorithm.try_emplace(OffloadAlgorithm(r), r);
+    if (!added && *r.median_secs < *it->second.median_secs) it->second = std::move(r);
   }
-  if (!library) return false;
-  const double library_secs = *library->median_secs;
+  if (by_algorithm.empty()) return false;
+  std::vector<const TuningRecord*> libraries;
+  for (const auto& [algorithm, r] : by_algorithm) libraries.push_back(&r);
+  std::sort(libraries.begin(), libraries.end(), [](const TuningRecord* a, const TuningRecord* b) {
+    return *a->median_secs < *b->median_secs;
+  });
+  const TuningRecord& library = *libraries[0];
+  const double library_secs = *library.median_secs;
+  std::vector<const TuningRecord*> finalists = {&library};
+  for (size_t i = 1; i < libraries.size(); ++i) {
+    if (!retimed.count(libraries[i]->trace.dump())) finalists.push_back(libraries[i]);
+  }
+  const size_t library_finalists = finalists.size();
   std::vector<TuningRecord> top = db.TopK(task.workload, target, 64);
-  std::vector<const TuningRecord*> finalists = {&*library};
   for (const TuningRecord& r : top) {
-    if (Offloads(r) || finalists.size() > kTunedFinalists || retimed.count(r.trace.dump()) ||
-        !timed_alike(r)) {
+    if (Offloads(r) || finalists.size() - library_finalists >= kTunedFinalists ||
+        retimed.count(r.trace.dump()) || !timed_alike(r)) {
       continue;
     }
     if (*r.median_secs <= library_secs * kFinalistRange) finalists.push_back(&r);
   }
   // The library's record alone, measured once: it may have been unlucky by far more than 25%
   // (a first batch's run at 4x its time was seen), so it is measured again even then.
-  if (finalists.size() < 2 && retimed.count(library->trace.dump())) return false;
+  if (finalists.size() < 2 && retimed.count(library.trace.dump())) return false;
   const size_t n = finalists.size();
   std::vector<PrimFunc> schedules;
   std::vector<std::string> names;
@@ -69,12 +97,22 @@ bool RetimeOnce(const RetimeTask& task, int rounds, const std::string& target, D
     names.push_back(Offloads(*r) ? LibraryName(task, *r)
                                  : fmt::format("tuned {:.4f} ms", *r->median_secs * 1e3));
   }
+  std::string library_names = names[0];
+  for (size_t j = 1; j < library_finalists; ++j) {
+    library_names += (j + 1 == library_finalists ? " and " : ", ") + names[j];
+  }
+  const size_t tuned = n - library_finalists;
+  const std::string tuned_part =
+      tuned == 0 ? std::string()
+                 : fmt::format("{} and {} tuned kernel(s) faster than {} or within {:.0f}%",
+                               library_finalists > 1 ? "," : "", tuned,
+                               library_finalists > 1 ? "the fastest of them" : "it",
+                               (kFinalistRange - 1) * 100);
   say(n == 1 ? fmt::format("task '{}': {} measured {} more time(s), each in a new runner process",
                            task.name, names[0], rounds)
-             : fmt::format("task '{}': {} and {} tuned kernel(s) faster than it or within {:.0f}%: "
-                           "each measured {} more time(s), in turns, each turn in a new runner "
-                           "process",
-                           task.name, names[0], n - 1, (kFinalistRange - 1) * 100, rounds));
+             : fmt::format("task '{}': {}{}: each measured {} more time(s), in turns, each turn in "
+                           "a new runner process",
+                           task.name, library_names, tuned_part, rounds));
   std::vector<std::vector<double>> samples(n);
   std::vector<std::string> failures(n);
   for (int round = 0; round < rounds; ++round) {
@@ -136,16 +174,16 @@ std::optional<TuningRecord> RetimeFinalists(const RetimeTask& task, int rounds,
   std::set<std::string> retimed;
   for (int i = 0; i < kMaxRetimes; ++i) {
     if (!RetimeOnce(task, rounds, target, db, measurer, say, retimed)) break;
-    std::vector<TuningRecord> best = db.TopK(task.workload, target, 1);
-    if (!best.empty() && retimed.count(best[0].trace.dump())) break;
+    std::optional<TuningRecord> best = BestTimedAlike(task, target, db);
+    if (best && retimed.count(best->trace.dump())) break;
   }
   if (retimed.empty()) return std::nullopt;
-  std::vector<TuningRecord> best = db.TopK(task.workload, target, 1);
-  if (best.empty()) return std::nullopt;
+  std::optional<TuningRecord> best = BestTimedAlike(task, target, db);
+  if (!best) return std::nullopt;
   say(fmt::format("task '{}': best: {} ({:.4f} ms)", task.name,
-                  Offloads(best[0]) ? LibraryName(task, best[0]) : "a tuned kernel",
-                  *best[0].median_secs * 1e3));
-  return best[0];
+                  Offloads(*best) ? LibraryName(task, *best) : "a tuned kernel",
+                  *best->median_secs * 1e3));
+  return best;
 }
 
 }  // namespace tirtune::tune_detail

@@ -87,6 +87,9 @@ struct TaskState {
   std::unique_ptr<SearchStrategy> strategy;
   std::string model_group;  // the cost model's task key: the workload's structural hash
   std::vector<Trace> design_spaces;
+  /// The smallest median of the task's stored ok records timed as this run times: where the
+  /// gradient scheduler starts it (no first-pass batch needed).
+  std::optional<double> stored_best;
 };
 
 // Why a task's design spaces yield no valid sample: the first rejection among a few samples of
@@ -251,11 +254,16 @@ ReplayedRecords SetUpTasks(TuneRun& run, const std::vector<TuneTask>& tasks,
       if (!sch) continue;
       measured.insert(CandidateKey(*sch));
       // measured in an earlier run (one that failed is measured again: it may have been measured
-      // before the composite stated its constants' values)
-      // (timed as this run times: a library record timed otherwise would not compare)
-      if (Offloads(r) && r.status == RecordStatus::kOk &&
-          RecordTimingOf(r.device) == TimingOf(options.runner.timer)) {
+      // before the composite stated its constants' values). One timed otherwise is not measured
+      // again: a record is stored once per trace, so the new measurement would be dropped; it
+      // keeps its timing (re-timing and the scheduler leave it out; tune_command warns).
+      if (Offloads(r) && r.status == RecordStatus::kOk) {
         std::erase(s.library_pending, OffloadAlgorithm(r));
+      }
+      if (r.status == RecordStatus::kOk &&
+          RecordTimingOf(r.device) == TimingOf(options.runner.timer) &&
+          (!s.stored_best || *r.median_secs < *s.stored_best)) {
+        s.stored_best = r.median_secs;
       }
       if (TrainsTheModel(r)) own_stored.Add(std::move(*sch), r, s.model_group);
     }
@@ -520,19 +528,22 @@ TuneResult Tune(const std::vector<TuneTask>& tasks, Database& db, const TuneOpti
   std::unique_ptr<TaskScheduler> scheduler = options.task_scheduler == "gradient"
                                                  ? MakeGradientBased(weights, 0.2, 3, options.seed)
                                                  : MakeRoundRobin(tasks.size());
-  // A task resumed with records starts from its stored best: the first pass is for the others (a
-  // short top-up of a model would otherwise go to its first tasks only, 32 trials each).
-  int resumed = 0;
+  // A task with ok records timed as this run times starts from its stored best: the first pass
+  // is for the others (a short top-up of a model would otherwise go to its first tasks only, 32
+  // trials each). One with library candidates still to measure keeps its first-pass batch.
+  size_t started = 0;
   for (size_t t = 0; t < states.size(); ++t) {
-    if (!states[t].result.best_seconds || states[t].result.trials_before == 0) continue;
-    scheduler->Notify(static_cast<int>(t), *states[t].result.best_seconds);
-    ++resumed;
+    if (!states[t].stored_best || !states[t].library_pending.empty()) continue;
+    scheduler->Notify(static_cast<int>(t), *states[t].stored_best);
+    ++started;
   }
-  if (resumed > 0 && options.task_scheduler == "gradient" && run.budget > 0 && tasks.size() > 1) {
-    run.Log(
-        fmt::format("{} of {} task(s) start from their stored best; the scheduler's first pass "
-                    "is for the other {}",
-                    resumed, tasks.size(), tasks.size() - resumed));
+  if (started > 0 && options.task_scheduler == "gradient" && run.budget > 0 && tasks.size() > 1) {
+    run.Log(started == tasks.size()
+                ? std::string("every task starts from its stored best: the scheduler gives the "
+                              "trials by the gradient from the first batch")
+                : fmt::format("{} of {} tasks start from their stored best; the scheduler's first "
+                              "pass is for the other {}",
+                              started, tasks.size(), tasks.size() - started));
   }
   const int per_round = options.trials_per_round > 0
                             ? options.trials_per_round

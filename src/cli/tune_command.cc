@@ -160,8 +160,21 @@ std::string ChooseTiming(const TuneCli& opts, const std::vector<TuneTask>& tasks
                          const std::vector<int64_t>& model_weight_bytes, Database& db,
                          TuneOptions* options) {
   TimerConfig& timer = options->runner.timer;
-  if (opts.warm_weights || timer.cold_constants || timer.flush_cache) return "";
   if (options->target.is_cuda()) return "";
+  if (opts.warm_weights || timer.cold_constants || timer.flush_cache) {
+    // As asked; but a database whose records were timed otherwise is told.
+    const std::optional<RecordTiming> stored =
+        StoredTiming(db, tasks, CanonicalTarget(options->target.str()));
+    if (!stored || *stored == TimingOf(timer)) return "";
+    TimerConfig stored_timer;
+    stored_timer.cold_constants = *stored == RecordTiming::kColdWeights;
+    stored_timer.flush_cache = *stored == RecordTiming::kFlushedCaches;
+    return fmt::format(
+        "warning: the records these tasks have in {} were {}, this run's are {} as asked: their "
+        "times do not compare, and compile takes the smallest of either (a stored trace keeps "
+        "its first timing; a new database times them all alike)",
+        db.Describe(), TimingName(stored_timer), TimingName(timer));
+  }
   bool cold = false;
   std::string cold_line;
   if (!model_weight_bytes.empty() && opts.workloads.empty() && opts.ir_files.empty() &&

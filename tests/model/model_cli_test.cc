@@ -222,6 +222,11 @@ TEST_F(ModelCli, AModelWhoseWeightsExceedTheLastLevelCacheIsTimedWithColdWeights
   Result warm_asked = tune("cold.db", "--warm-weights");
   ASSERT_EQ(warm_asked.exit_code, 0) << warm_asked.err;
   EXPECT_EQ(timing(warm_asked), "timed warm");
+  // ... and is told that its records will not compare with the stored ones.
+  EXPECT_NE(ReadFile(Path("cold.db.log"))
+                .find("were timed with cold weights, this run's are timed warm as asked: their "
+                      "times do not compare"),
+            std::string::npos);
   cache.Set("lots");
   Result bad = tune("bad.db", "");
   EXPECT_EQ(bad.exit_code, 1);

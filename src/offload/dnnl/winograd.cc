@@ -256,6 +256,7 @@ float* Scratch(int64_t floats) {
   thread_local Buffer buffer;
   thread_local int64_t size = 0;
   if (floats > size) {
+    size = 0;  // (Allocate may throw: the next call allocates again)
     buffer.reset();
     buffer = Allocate(floats);
     size = floats;
