@@ -239,4 +239,15 @@ Schedule DefaultGpuSchedule(const PrimFunc& func, const Target& target) {
                 func->name, plain.WhyRejected(func, Trace(), 1));
 }
 
+std::vector<Schedule> BaselineSchedules(const PrimFunc& func, const Target& target) {
+  std::vector<Schedule> out;
+  if (!target.is_cuda()) out.emplace_back(func);
+  try {
+    out.push_back(target.is_cuda() ? DefaultGpuSchedule(func, target)
+                                   : DefaultSchedule(func, target));
+  } catch (const UserError&) {
+  }
+  return out;
+}
+
 }  // namespace tirtune

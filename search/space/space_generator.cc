@@ -88,6 +88,21 @@ std::string SpaceGenerator::WhyRejected(const PrimFunc& func, const Trace& trace
   return why;
 }
 
+std::string SpaceGenerator::WhyNoSample(const PrimFunc& func, const std::vector<Trace>& spaces,
+                                        uint64_t seed) const {
+  if (spaces.empty()) return "the schedule rules made no design space";
+  std::string first;
+  for (uint64_t k = 0; k < 4; ++k) {
+    for (size_t i = 0; i < spaces.size(); ++i) {
+      std::string why = WhyRejected(func, spaces[i], seed + k);
+      if (why.empty()) return "";
+      if (first.empty())
+        first = fmt::format("design space {} of {}: {}", i + 1, spaces.size(), why);
+    }
+  }
+  return first;
+}
+
 std::optional<Schedule> SpaceGenerator::Replay(const PrimFunc& func, const Trace& trace,
                                                uint64_t seed, std::string* why) const {
   Schedule sch(func, seed);

@@ -92,24 +92,6 @@ struct TaskState {
   std::optional<double> stored_best;
 };
 
-// Why a task's design spaces yield no valid sample: the first rejection among a few samples of
-// each space (the strategies only see that nothing came back); empty when one of them is valid,
-// i.e. the space is merely used up.
-std::string WhyNoSample(const SpaceGenerator& space, const TaskState& s, uint64_t seed) {
-  if (s.design_spaces.empty()) return "the schedule rules made no design space";
-  std::string first;
-  for (uint64_t k = 0; k < 4; ++k) {
-    for (size_t i = 0; i < s.design_spaces.size(); ++i) {
-      std::string why = space.WhyRejected(s.func, s.design_spaces[i], seed + k);
-      if (why.empty()) return "";
-      if (first.empty()) {
-        first = fmt::format("design space {} of {}: {}", i + 1, s.design_spaces.size(), why);
-      }
-    }
-  }
-  return first;
-}
-
 /// What every step of one tuning run shares.
 struct TuneRun {
   const TuneOptions& options;
@@ -148,21 +130,6 @@ struct Batch {
   std::vector<Schedule> candidates;
   std::vector<MeasureResult> results;
 };
-
-// What the task's function runs as without tuning, measured in its first batch so that the best
-// record is never slower: on a CPU the unscheduled function and DefaultSchedule (what `compile`
-// gives a function without records); on a GPU DefaultGpuSchedule (none when no default schedule
-// binds the function: unscheduled, it cannot run).
-std::vector<Schedule> BaselineSchedules(const PrimFunc& func, const Target& target) {
-  std::vector<Schedule> out;
-  if (!target.is_cuda()) out.emplace_back(func);
-  try {
-    out.push_back(target.is_cuda() ? DefaultGpuSchedule(func, target)
-                                   : DefaultSchedule(func, target));
-  } catch (const UserError&) {
-  }
-  return out;
-}
 
 // Step 1. Every task: its workload and what is already stored; then, unless a resumed run finds
 // the budget spent, its warm start, reference and strategy (replaying the records and building
@@ -383,7 +350,7 @@ std::vector<Schedule> Propose(TuneRun& run, TaskState& s, int n) {
   if (!candidates.empty()) return candidates;
   s.result.stopped = "exhausted";
   std::string why = s.result.trials + s.result.trials_before == 0
-                        ? WhyNoSample(run.space, s, run.options.seed)
+                        ? run.space.WhyNoSample(s.func, s.design_spaces, run.options.seed)
                         : std::string();
   if (why.empty()) {
     run.Log(fmt::format("task '{}': no new candidate; its space is exhausted", s.result.name));

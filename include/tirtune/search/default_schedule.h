@@ -4,6 +4,8 @@
 // GPU, every block must run on threads: DefaultGpuSchedule.
 #pragma once
 
+#include <vector>
+
 #include "tirtune/codegen/target.h"
 #include "tirtune/ir/function.h"
 #include "tirtune/schedule/schedule.h"
@@ -20,5 +22,11 @@ Schedule DefaultSchedule(const PrimFunc& func, const Target& target);
 /// the reason when no schedule puts every statement on the GPU's threads: never an unbound
 /// kernel.
 Schedule DefaultGpuSchedule(const PrimFunc& func, const Target& target);
+
+/// What `func` runs as without tuning, which a task measures in its first batch so that its best
+/// record is never slower: on a CPU the unscheduled function and DefaultSchedule (what `compile`
+/// gives a function without records); on a GPU DefaultGpuSchedule (none when no default schedule
+/// binds the function: unscheduled, it cannot run).
+std::vector<Schedule> BaselineSchedules(const PrimFunc& func, const Target& target);
 
 }  // namespace tirtune

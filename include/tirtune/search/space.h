@@ -199,6 +199,11 @@ class SpaceGenerator {
   /// the postprocessor that rejected the sample; empty when it gives a schedule. For messages
   /// when a task's space yields nothing valid.
   std::string WhyRejected(const PrimFunc& func, const Trace& trace, uint64_t seed) const;
+  /// Why none of `spaces` (func's design spaces) yields a valid sample: the first rejection among
+  /// a few samples of each (a strategy only sees that nothing came back); empty when one of them
+  /// is valid, i.e. the space is merely used up.
+  std::string WhyNoSample(const PrimFunc& func, const std::vector<Trace>& spaces,
+                          uint64_t seed) const;
 
   const std::vector<std::shared_ptr<ScheduleRule>>& rules() const { return rules_; }
   const std::vector<std::shared_ptr<Postproc>>& postprocs() const { return postprocs_; }
