@@ -54,10 +54,10 @@ bool RetimeOnce(const RetimeTask& task, int rounds, const std::string& target, D
   // in the processes after it, slower than oneDNN's 0.0064. The first time, the library's other
   // algorithms too, however slow: each was measured once, and one unlucky measurement would rule
   // it out for good (a Winograd convolution measured 33 ms once in a first batch, 0.5 ms after).
-  auto timed_alike = [&](const TuningRecord& r) { return TimedAlike(task, r); };
   std::map<std::string, TuningRecord> by_algorithm;  // each algorithm's best ok record
   for (TuningRecord& r : db.RecordsOf(task.workload)) {
-    if (r.target != target || r.status != RecordStatus::kOk || !Offloads(r) || !timed_alike(r)) {
+    if (r.target != target || r.status != RecordStatus::kOk || !Offloads(r) ||
+        !TimedAlike(task, r)) {
       continue;
     }
     auto [it, added] = by_algorithm.try_emplace(OffloadAlgorithm(r), r);
@@ -79,7 +79,7 @@ bool RetimeOnce(const RetimeTask& task, int rounds, const std::string& target, D
   std::vector<TuningRecord> top = db.TopK(task.workload, target, 64);
   for (const TuningRecord& r : top) {
     if (Offloads(r) || finalists.size() - library_finalists >= kTunedFinalists ||
-        retimed.count(r.trace.dump()) || !timed_alike(r)) {
+        retimed.count(r.trace.dump()) || !TimedAlike(task, r)) {
       continue;
     }
     if (*r.median_secs <= library_secs * kFinalistRange) finalists.push_back(&r);

@@ -121,10 +121,18 @@ std::vector<TuneTask> LoadTasks(const TuneCli& opts, std::vector<int64_t>* model
 }
 
 // How candidates are timed, in the words of the log and --json.
-std::string TimingName(const TimerConfig& timer) {
-  if (timer.flush_cache) return "timed on flushed caches";
-  return timer.cold_constants ? "timed with cold weights" : "timed warm";
+std::string TimingName(RecordTiming timing) {
+  switch (timing) {
+    case RecordTiming::kFlushedCaches:
+      return "timed on flushed caches";
+    case RecordTiming::kColdWeights:
+      return "timed with cold weights";
+    case RecordTiming::kWarm:
+      break;
+  }
+  return "timed warm";
 }
+std::string TimingName(const TimerConfig& timer) { return TimingName(TimingOf(timer)); }
 
 // How the measured records the tasks already have on `target` were timed: the timing most of
 // those that say (RecordTimingOf) share; nullopt when none says or no timing has a majority.
@@ -166,14 +174,11 @@ std::string ChooseTiming(const TuneCli& opts, const std::vector<TuneTask>& tasks
     const std::optional<RecordTiming> stored =
         StoredTiming(db, tasks, CanonicalTarget(options->target.str()));
     if (!stored || *stored == TimingOf(timer)) return "";
-    TimerConfig stored_timer;
-    stored_timer.cold_constants = *stored == RecordTiming::kColdWeights;
-    stored_timer.flush_cache = *stored == RecordTiming::kFlushedCaches;
     return fmt::format(
         "warning: the records these tasks have in {} were {}, this run's are {} as asked: their "
         "times do not compare, and compile takes the smallest of either (a stored trace keeps "
         "its first timing; a new database times them all alike)",
-        db.Describe(), TimingName(stored_timer), TimingName(timer));
+        db.Describe(), TimingName(*stored), TimingName(timer));
   }
   bool cold = false;
   std::string cold_line;
