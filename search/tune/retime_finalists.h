@@ -35,7 +35,8 @@ struct RetimeTask {
 /// decides what `compile` runs. The library's record is measured again even with no tuned one close
 /// (it may have lost by far more than 25% to one unlucky run). Measured once, the best of many
 /// candidates is also the luckiest, so when a record measured once leads afterwards, it and the
-/// next close ones are measured the same way (with the library's again), up to five times. A
+/// next close ones, up to six at a time, are measured the same way (with the library's again), in
+/// up to six rounds in all (the log says when a record measured once still leads after them). A
 /// finalist that fails now is logged and gets no samples. Returns the task's best record timed
 /// alike afterwards, or nullopt when nothing was measured (no library record, none close, rounds
 /// 0).

@@ -370,6 +370,62 @@ TEST_F(TuneTest, CloseOrFasterTunedRecordsAreMeasuredAgainWithTheLibrarysAndThei
   }
 }
 
+// Many records measured once, all lucky (stored at 0.1 ns), lead one after another as the ones
+// before them are measured again: they are measured again too, more at a time after the first
+// round, until the leader is one measured again (two a round, five rounds, left the eleventh
+// leading).
+TEST_F(TuneTest, ManyLuckyRecordsAreMeasuredAgainUntilTheLeaderIsOneMeasuredAgain) {
+  TuneTask task = ConvComposite();
+  nlohmann::json library_trace;
+  std::vector<nlohmann::json> tuned_traces;
+  std::string target;
+  {
+    std::unique_ptr<Database> first = OpenDatabase((dir_ / "first.db").string());
+    TuneOptions o = SmallOptions(24);
+    o.library_retimes = 0;
+    TuneResult r = Tune({task}, *first, o);
+    target = first->RecordsOf(r.tasks[0].workload).at(0).target;
+    for (const TuningRecord& rec : first->TopK(r.tasks[0].workload, target, 100)) {
+      std::optional<Schedule> sch = ReplayRecord(task.func, rec.trace);
+      if (!sch) continue;
+      if (!OffloadedComposite(sch->func()).empty()) {
+        if (library_trace.is_null()) library_trace = rec.trace;
+      } else if (tuned_traces.size() < 13) {
+        tuned_traces.push_back(rec.trace);
+      }
+    }
+  }
+  ASSERT_FALSE(library_trace.is_null());
+  ASSERT_EQ(tuned_traces.size(), 13u);
+  std::unique_ptr<Database> db = OpenDatabase((dir_ / "lucky.db").string());
+  WorkloadId w = db->CommitWorkload(task.func).id;
+  std::vector<TuningRecord> stored(1 + tuned_traces.size());
+  for (size_t i = 0; i < stored.size(); ++i) {
+    stored[i].workload = w;
+    stored[i].target = target;
+    stored[i].trace = i == 0 ? library_trace : tuned_traces[i - 1];
+    stored[i].run_secs = {i == 0 ? 1e-7 : 1e-10};
+    stored[i].device = TimedDevice("stored", RecordTiming::kWarm);
+  }
+  db->CommitRecords(stored);
+  TuneOptions o = SmallOptions(static_cast<int>(stored.size()) + 8);
+  o.resume = true;
+  o.library_retimes = 1;
+  std::string lines;
+  o.log = [&](const std::string& l) { lines += l + "\n"; };
+  TuneResult r = Tune({task}, *db, o);
+  EXPECT_EQ(lines.find("still one measured once"), std::string::npos) << lines;
+  for (const TuningRecord& rec : db->RecordsOf(w)) {
+    if (rec.run_secs.empty() || rec.run_secs[0] != 1e-10) continue;
+    // Each lucky record: its stored sample and one more, from a measurement in a new process.
+    EXPECT_EQ(rec.run_secs.size(), 3u) << rec.trace.dump();  // (2 repeats)
+  }
+  std::vector<TuningRecord> best = db->TopK(w, target, 1);
+  ASSERT_EQ(best.size(), 1u);
+  EXPECT_GT(*best[0].median_secs, 1e-10);
+  EXPECT_EQ(r.tasks[0].best_trace, best[0].trace);
+}
+
 // The GELU's constants are measured with their values (the composite states them): oneDNN's
 // kernel, which computes the GELU itself, is verified ok against the reference.
 TEST_F(TuneTest, ALibraryKernelThatDependsOnConstantsIsMeasuredWithTheirValues) {
