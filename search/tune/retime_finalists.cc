@@ -184,16 +184,25 @@ std::optional<TuningRecord> RetimeFinalists(const RetimeTask& task, int rounds,
     if (best && retimed.count(best->trace.dump())) break;
   }
   if (retimed.empty()) return std::nullopt;
-  std::optional<TuningRecord> best = BestTimedAlike(task, target, db);
-  if (!best) return std::nullopt;
-  if (!retimed.count(best->trace.dump())) {
+  std::optional<TuningRecord> fastest = BestTimedAlike(task, target, db);
+  std::optional<TuningRecord> kept = KeptRecord(
+      db, task.workload, target, [&](const TuningRecord& r) { return TimedAlike(task, r); });
+  if (!fastest || !kept) return std::nullopt;
+  if (!retimed.count(fastest->trace.dump())) {
     say(fmt::format("task '{}': after {} rounds the best record is still one measured once",
                     task.name, kMaxRetimes));
   }
-  say(fmt::format("task '{}': best: {} ({:.4f} ms)", task.name,
-                  Offloads(*best) ? LibraryName(task, *best) : "a tuned kernel",
-                  *best->median_secs * 1e3));
-  return best;
+  std::string why;
+  if (kept->trace != fastest->trace) {
+    why = fmt::format(
+        "; a tuned kernel measured {:.4f} ms, less than {:.0f}% faster: the "
+        "library's is kept",
+        *fastest->median_secs * 1e3, kLibraryMargin * 100);
+  }
+  say(fmt::format("task '{}': best: {} ({:.4f} ms{})", task.name,
+                  Offloads(*kept) ? LibraryName(task, *kept) : "a tuned kernel",
+                  *kept->median_secs * 1e3, why));
+  return kept;
 }
 
 }  // namespace tirtune::tune_detail

@@ -37,9 +37,9 @@ struct RetimeTask {
 /// candidates is also the luckiest, so when a record measured once leads afterwards, it and the
 /// next close ones, up to six at a time, are measured the same way (with the library's again), in
 /// up to six rounds in all (the log says when a record measured once still leads after them). A
-/// finalist that fails now is logged and gets no samples. Returns the task's best record timed
-/// alike afterwards, or nullopt when nothing was measured (no library record, none close, rounds
-/// 0).
+/// finalist that fails now is logged and gets no samples. Returns the record that runs afterwards
+/// among those timed alike (KeptRecord: the library's within 3% of the best tuned one), or nullopt
+/// when nothing was measured (no library record, none close, rounds 0).
 std::optional<TuningRecord> RetimeFinalists(const RetimeTask& task, int rounds,
                                             const std::string& target, Database& db,
                                             Measurer& measurer,

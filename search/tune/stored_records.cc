@@ -64,8 +64,6 @@ const nlohmann::json* OffloadInstruction(const TuningRecord& r) {
 }
 }  // namespace
 
-bool Offloads(const TuningRecord& r) { return OffloadInstruction(r) != nullptr; }
-
 std::string OffloadAlgorithm(const TuningRecord& r) {
   const nlohmann::json* inst = OffloadInstruction(r);
   if (inst == nullptr || !inst->contains("attrs") || !(*inst)["attrs"].is_object()) return "";
@@ -105,6 +103,38 @@ size_t AddOtherWorkloads(Database& db, const std::unordered_set<WorkloadId>& tun
 }
 
 }  // namespace tune_detail
+
+bool Offloads(const TuningRecord& r) { return tune_detail::OffloadInstruction(r) != nullptr; }
+
+bool LibraryKept(const TuningRecord& library, const TuningRecord& tuned) {
+  return library.median_secs && tuned.median_secs &&
+         *library.median_secs <= *tuned.median_secs * (1 + kLibraryMargin);
+}
+
+std::optional<TuningRecord> KeptRecord(
+    Database& db, WorkloadId workload, const std::string& target,
+    const std::function<bool(const TuningRecord&)>& timed_alike) {
+  auto admits = [&](const TuningRecord& r) { return !timed_alike || timed_alike(r); };
+  std::optional<TuningRecord> best;
+  for (TuningRecord& r : db.TopK(workload, target, 64)) {
+    if (admits(r)) {
+      best = std::move(r);
+      break;
+    }
+  }
+  if (!best || Offloads(*best)) return best;
+  // The library's best record, however far down it ranks (many tuned ones may lie within 3%).
+  std::optional<TuningRecord> library;
+  for (TuningRecord& r : db.RecordsOf(workload)) {
+    if (r.target != target || r.status != RecordStatus::kOk || !r.median_secs || !Offloads(r) ||
+        !admits(r)) {
+      continue;
+    }
+    if (!library || *r.median_secs < *library->median_secs) library = std::move(r);
+  }
+  if (library && LibraryKept(*library, *best)) return library;
+  return best;
+}
 
 std::optional<Schedule> ReplayRecord(const PrimFunc& func, const nlohmann::json& trace_json) {
   try {

@@ -30,9 +30,6 @@ std::string ErrorText(const MeasureResult& r);
 /// Whether a result says something about speed: a build error, a lost worker or a lost device
 /// does not.
 bool TrainsTheModel(RecordStatus status);
-/// A library record (its trace offloads, Schedule::Offload): its time is the library's, not the
-/// loops'.
-bool Offloads(const TuningRecord& r);
 /// The algorithm a library record's Offload names ("" for the library's default or a record
 /// that does not offload).
 std::string OffloadAlgorithm(const TuningRecord& r);

@@ -31,7 +31,6 @@ namespace {
 using tune_detail::AddOtherWorkloads;
 using tune_detail::ErrorText;
 using tune_detail::OffloadAlgorithm;
-using tune_detail::Offloads;
 using tune_detail::ReplayedRecords;
 using tune_detail::RetimeFinalists;
 using tune_detail::ToRecordStatus;

@@ -157,8 +157,23 @@ BuiltTask BuildTask(const ModelTasks& model, int t, const CompileModelOptions& o
     constexpr size_t kCompileCandidates = 8;
     std::optional<WorkloadEntry> entry = options.db->FindWorkload(task.func);
     std::vector<TuningRecord> best;
+    std::string kept_note;
     if (entry) {
-      best = options.db->TopK(entry->id, CanonicalTarget(options.target.str()), kCompileCandidates);
+      const std::string target = CanonicalTarget(options.target.str());
+      best = options.db->TopK(entry->id, target, kCompileCandidates);
+      // The library's record first where a tuned one beats it by less than kLibraryMargin.
+      std::optional<TuningRecord> kept;
+      if (options.offload == Offload::kMeasured && !best.empty() && !Offloads(best[0])) {
+        kept = KeptRecord(*options.db, entry->id, target);
+      }
+      if (kept && kept->trace != best[0].trace) {
+        kept_note = fmt::format(
+            "the library's record ({:.4g} ms) over the best tuned one ({:.4g} ms), less than "
+            "{:.0f}% faster",
+            *kept->median_secs * 1e3, *best[0].median_secs * 1e3, kLibraryMargin * 100);
+        std::erase_if(best, [&](const TuningRecord& r) { return r.trace == kept->trace; });
+        best.insert(best.begin(), std::move(*kept));
+      }
     }
     std::string first_problem;
     for (size_t i = 0; i < best.size(); ++i) {
@@ -173,6 +188,7 @@ BuiltTask BuildTask(const ModelTasks& model, int t, const CompileModelOptions& o
         if (library) {
           report->best_seconds = best[i].median_secs;
           report->fallback_reason.clear();
+          if (i == 0) report->note = kept_note;
           return BuiltTask{"", "", library};
         }
         problem = options.offload == Offload::kMeasured

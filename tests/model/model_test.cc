@@ -137,8 +137,8 @@ TEST_F(ModelTest, OffloadAlwaysRunsTheLibrarysCompositesAndMatchesTheInterpreter
 }
 
 // --offload measured: the library runs a function whose best record is the library's (a trace
-// that offloads), a tuned kernel one whose best record is tuned; --offload never passes over a
-// library record with the reason.
+// that offloads), or a tuned one less than 3% faster; a tuned kernel one whose best record is
+// tuned; --offload never passes over a library record with the reason.
 TEST_F(ModelTest, OffloadMeasuredRunsTheLibraryWhereItsRecordIsTheBest) {
   std::string path = WriteModel(OneTask(), dir_ / "one.onnx");
   const Target target = Target::Parse("llvm -num-cores=2");
@@ -180,6 +180,14 @@ TEST_F(ModelTest, OffloadMeasuredRunsTheLibraryWhereItsRecordIsTheBest) {
   compiled = CompileAndCheck(path, db2.get(), Offload::kMeasured);
   EXPECT_TRUE(compiled[0].library.empty());
   EXPECT_TRUE(compiled[0].tuned);
+
+  // The tuned record faster by less than 3%: the library's, with a note saying so.
+  std::unique_ptr<Database> db3 = MakeMemoryDatabase();
+  entry = db3->CommitWorkload(m.tasks[0].func);
+  db3->CommitRecords({record(library, 2.05e-6), record(tuned, 2e-6)});
+  compiled = CompileAndCheck(path, db3.get(), Offload::kMeasured);
+  EXPECT_FALSE(compiled[0].library.empty());
+  EXPECT_NE(compiled[0].note.find("less than 3% faster"), std::string::npos) << compiled[0].note;
 }
 
 // A 3x3 convolution with a residual sum and ReLU whose best record is the library's Winograd

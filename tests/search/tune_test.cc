@@ -345,10 +345,18 @@ TEST_F(TuneTest, CloseOrFasterTunedRecordsAreMeasuredAgainWithTheLibrarysAndThei
       EXPECT_GT(*rec.median_secs, stored_secs);
     }
     EXPECT_EQ(found, 2);
+    // The task's best: the best record, or the library's when the best tuned one is less than 3%
+    // faster.
     std::vector<TuningRecord> best = db->TopK(w, target, 1);
     ASSERT_EQ(best.size(), 1u);
-    EXPECT_EQ(r.tasks[0].best_seconds, best[0].median_secs);
-    EXPECT_EQ(r.tasks[0].best_trace, best[0].trace);
+    std::optional<TuningRecord> kept = KeptRecord(*db, w, target);
+    ASSERT_TRUE(kept);
+    if (kept->trace != best[0].trace) {
+      EXPECT_TRUE(offloads(*kept));
+      EXPECT_LE(*kept->median_secs, *best[0].median_secs * 1.03);
+    }
+    EXPECT_EQ(r.tasks[0].best_seconds, kept->median_secs);
+    EXPECT_EQ(r.tasks[0].best_trace, kept->trace);
   }
   // Records timed otherwise (with cold weights; or untagged, stored before records said) get no
   // samples from a warm run: they would not compare.
@@ -423,7 +431,7 @@ TEST_F(TuneTest, ManyLuckyRecordsAreMeasuredAgainUntilTheLeaderIsOneMeasuredAgai
   std::vector<TuningRecord> best = db->TopK(w, target, 1);
   ASSERT_EQ(best.size(), 1u);
   EXPECT_GT(*best[0].median_secs, 1e-10);
-  EXPECT_EQ(r.tasks[0].best_trace, best[0].trace);
+  EXPECT_EQ(r.tasks[0].best_trace, KeptRecord(*db, w, target)->trace);
 }
 
 // The GELU's constants are measured with their values (the composite states them): oneDNN's

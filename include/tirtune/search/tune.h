@@ -172,6 +172,26 @@ TuneResult Tune(const std::vector<TuneTask>& tasks, Database& db, const TuneOpti
 /// trace no longer replays.
 std::optional<Schedule> ReplayRecord(const PrimFunc& func, const nlohmann::json& trace_json);
 
+/// A library record (its trace offloads, Schedule::Offload): its time is the library's, not the
+/// loops'.
+bool Offloads(const TuningRecord& r);
+
+/// How much faster than a library's record a tuned one must measure to run in its place: 3%.
+/// Within that the two are the same speed as measured (medians move by more between runner
+/// processes, and a tuned record's first samples are the luckiest of a search), and the library's
+/// kernel is the steadier one (GEMM 128x3072x768 on a Zen 4 host: oneDNN 3.13-3.45 ms over five
+/// processes, the tuned kernel 3.40-5.05).
+inline constexpr double kLibraryMargin = 0.03;
+/// Whether `library`, a library record, is kept over `tuned`: its median at most kLibraryMargin
+/// above the tuned record's.
+bool LibraryKept(const TuningRecord& library, const TuningRecord& tuned);
+/// The record of `workload` on `target` that runs: the best (Database::TopK), or the best library
+/// record where LibraryKept over it; nullopt with none. `timed_alike`, when given, admits only the
+/// records it accepts.
+std::optional<TuningRecord> KeptRecord(
+    Database& db, WorkloadId workload, const std::string& target,
+    const std::function<bool(const TuningRecord&)>& timed_alike = nullptr);
+
 /// A perfect tiling recorded for another extent, fitted to `extent`: from the innermost part
 /// out, each part keeps its largest divisor that divides what is left of the extent; the
 /// outermost takes the rest. [16, 1, 4, 8, 2] fits 4096 as [64, 1, 4, 8, 2], 1000 as
