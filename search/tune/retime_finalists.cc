@@ -19,7 +19,8 @@ constexpr double kFinalistRange = 1.25;
 constexpr size_t kTunedFinalists = 2;
 // Records measured once that lead after a round: more of them at a time. Many can lead: a GEMM
 // whose ten best records, measured 2.86-3.04 ms once, measured 3.2-4.7 ms each again, had more
-// behind them at 3.04 ms, and with two a round the sixth was kept, never measured again.
+// behind them at 3.04 ms, and with two a round (five rounds) the eleventh was kept, never
+// measured again.
 constexpr size_t kLaterTunedFinalists = 6;
 constexpr int kMaxRetimes = 6;
 
@@ -80,10 +81,10 @@ bool RetimeOnce(const RetimeTask& task, int rounds, size_t tuned_finalists,
   for (size_t i = 1; i < libraries.size(); ++i) {
     if (!retimed.count(libraries[i]->trace.dump())) finalists.push_back(libraries[i]);
   }
-  const size_t library_finalists = finalists.size();
+  const size_t libraries_picked = finalists.size();
   std::vector<TuningRecord> top = db.TopK(task.workload, target, 64);
   for (const TuningRecord& r : top) {
-    if (Offloads(r) || finalists.size() - library_finalists >= tuned_finalists ||
+    if (Offloads(r) || finalists.size() - libraries_picked >= tuned_finalists ||
         retimed.count(r.trace.dump()) || !TimedAlike(task, r)) {
       continue;
     }
@@ -92,16 +93,28 @@ bool RetimeOnce(const RetimeTask& task, int rounds, size_t tuned_finalists,
   // The library's record alone, measured once: it may have been unlucky by far more than 25%
   // (a first batch's run at 4x its time was seen), so it is measured again even then.
   if (finalists.size() < 2 && retimed.count(library.trace.dump())) return false;
-  const size_t n = finalists.size();
+  // A record stored by another version that no longer replays is left out (and not tried again).
+  std::vector<const TuningRecord*> replayed;
   std::vector<PrimFunc> schedules;
   std::vector<std::string> names;
+  size_t library_finalists = 0;
   for (const TuningRecord* r : finalists) {
     std::optional<Schedule> sch = ReplayRecord(task.func, r->trace);
-    if (!sch) return false;  // stored by another version, no longer replayed
+    if (!sch) {
+      retimed.insert(r->trace.dump());
+      continue;
+    }
+    replayed.push_back(r);
     schedules.push_back(sch->func());
     names.push_back(Offloads(*r) ? LibraryName(task, *r)
                                  : fmt::format("tuned {:.4f} ms", *r->median_secs * 1e3));
+    if (Offloads(*r)) ++library_finalists;
   }
+  finalists = std::move(replayed);
+  if (library_finalists == 0 || (finalists.size() < 2 && retimed.count(library.trace.dump()))) {
+    return false;
+  }
+  const size_t n = finalists.size();
   std::string library_names = names[0];
   for (size_t j = 1; j < library_finalists; ++j) {
     library_names += (j + 1 == library_finalists ? " and " : ", ") + names[j];
@@ -177,9 +190,11 @@ std::optional<TuningRecord> RetimeFinalists(const RetimeTask& task, int rounds,
   // more samples, another record measured once may lead. It is measured again too, until the
   // leader is one measured again (or kMaxRetimes rounds).
   std::set<std::string> retimed;
+  int done = 0;
   for (int i = 0; i < kMaxRetimes; ++i) {
     const size_t tuned_finalists = i == 0 ? kTunedFinalists : kLaterTunedFinalists;
     if (!RetimeOnce(task, rounds, tuned_finalists, target, db, measurer, say, retimed)) break;
+    ++done;
     std::optional<TuningRecord> best = BestTimedAlike(task, target, db);
     if (best && retimed.count(best->trace.dump())) break;
   }
@@ -189,8 +204,8 @@ std::optional<TuningRecord> RetimeFinalists(const RetimeTask& task, int rounds,
       db, task.workload, target, [&](const TuningRecord& r) { return TimedAlike(task, r); });
   if (!fastest || !kept) return std::nullopt;
   if (!retimed.count(fastest->trace.dump())) {
-    say(fmt::format("task '{}': after {} rounds the best record is still one measured once",
-                    task.name, kMaxRetimes));
+    say(fmt::format("task '{}': after {} round(s) the best record is still one measured once",
+                    task.name, done));
   }
   std::string why;
   if (kept->trace != fastest->trace) {

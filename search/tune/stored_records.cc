@@ -115,8 +115,9 @@ std::optional<TuningRecord> KeptRecord(
     Database& db, WorkloadId workload, const std::string& target,
     const std::function<bool(const TuningRecord&)>& timed_alike) {
   auto admits = [&](const TuningRecord& r) { return !timed_alike || timed_alike(r); };
+  const std::string canonical = CanonicalTarget(target);
   std::optional<TuningRecord> best;
-  for (TuningRecord& r : db.TopK(workload, target, 64)) {
+  for (TuningRecord& r : db.TopK(workload, canonical, 64)) {
     if (admits(r)) {
       best = std::move(r);
       break;
@@ -126,7 +127,7 @@ std::optional<TuningRecord> KeptRecord(
   // The library's best record, however far down it ranks (many tuned ones may lie within 3%).
   std::optional<TuningRecord> library;
   for (TuningRecord& r : db.RecordsOf(workload)) {
-    if (r.target != target || r.status != RecordStatus::kOk || !r.median_secs || !Offloads(r) ||
+    if (r.target != canonical || r.status != RecordStatus::kOk || !r.median_secs || !Offloads(r) ||
         !admits(r)) {
       continue;
     }

@@ -562,18 +562,22 @@ TuneResult Tune(const std::vector<TuneTask>& tasks, Database& db, const TuneOpti
     if (options.on_progress) options.on_progress(p);
   }
 
-  // Step 7 (retime_finalists.h): where a library's kernel and tuned ones came close.
+  // Step 7 (retime_finalists.h): where a library's kernel and tuned ones came close. A task a
+  // library can run then reports the record compile runs (KeptRecord), re-timed or not.
   for (TaskState& s : states) {
-    if (run.out.interrupted || Stopping(options)) break;
-    if (s.library.empty() || s.result.trials == 0) continue;
-    // Every Measure call of the re-timing counts (it makes one per turn and round).
-    const MeasureTimes before = run.measurer.total_times();
-    std::optional<TuningRecord> best =
-        RetimeFinalists({s.result.name, s.func, s.measure, s.result.workload, s.composite,
-                         TimingOf(options.runner.timer)},
-                        options.library_retimes, run.target, run.db, run.measurer, run.options.log);
-    run.out.build_seconds += run.measurer.total_times().build - before.build;
-    run.out.run_seconds += run.measurer.total_times().run - before.run;
+    if (s.library.empty()) continue;
+    std::optional<TuningRecord> best;
+    if (!run.out.interrupted && !Stopping(options) && s.result.trials > 0) {
+      // Every Measure call of the re-timing counts (it makes one per turn and round).
+      const MeasureTimes before = run.measurer.total_times();
+      best = RetimeFinalists({s.result.name, s.func, s.measure, s.result.workload, s.composite,
+                              TimingOf(options.runner.timer)},
+                             options.library_retimes, run.target, run.db, run.measurer,
+                             run.options.log);
+      run.out.build_seconds += run.measurer.total_times().build - before.build;
+      run.out.run_seconds += run.measurer.total_times().run - before.run;
+    }
+    if (!best) best = KeptRecord(run.db, s.result.workload, run.target);
     if (!best) continue;
     s.result.best_seconds = best->median_secs;
     s.result.best_trace = best->trace;

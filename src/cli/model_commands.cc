@@ -104,9 +104,10 @@ void RunModelCompile(const ModelCompileCli& opts, const GlobalOptions& global) {
       compiled.size() - tuned - offloaded);
   for (const model::CompiledTask& t : compiled) {
     if (!t.library.empty()) {
-      fmt::print("  library  {} (x{}): {}{}\n", t.name, t.weight, t.library,
+      fmt::print("  library  {} (x{}): {}{}{}\n", t.name, t.weight, t.library,
                  t.best_seconds ? fmt::format(", measured {:.4f} ms", *t.best_seconds * 1e3)
-                                : std::string());
+                                : std::string(),
+                 t.note.empty() ? "" : "; " + t.note);
     } else if (t.tuned) {
       fmt::print("  tuned    {} (x{}): best {:.4f} ms{}\n", t.name, t.weight,
                  t.best_seconds.value_or(0) * 1e3, t.note.empty() ? "" : "; " + t.note);

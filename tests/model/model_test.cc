@@ -187,7 +187,15 @@ TEST_F(ModelTest, OffloadMeasuredRunsTheLibraryWhereItsRecordIsTheBest) {
   db3->CommitRecords({record(library, 2.05e-6), record(tuned, 2e-6)});
   compiled = CompileAndCheck(path, db3.get(), Offload::kMeasured);
   EXPECT_FALSE(compiled[0].library.empty());
+  EXPECT_DOUBLE_EQ(compiled[0].best_seconds.value_or(0), 2.05e-6);
   EXPECT_NE(compiled[0].note.find("less than 3% faster"), std::string::npos) << compiled[0].note;
+  // By 5%: the tuned kernel.
+  std::unique_ptr<Database> db4 = MakeMemoryDatabase();
+  entry = db4->CommitWorkload(m.tasks[0].func);
+  db4->CommitRecords({record(library, 2.1e-6), record(tuned, 2e-6)});
+  compiled = CompileAndCheck(path, db4.get(), Offload::kMeasured);
+  EXPECT_TRUE(compiled[0].library.empty());
+  EXPECT_TRUE(compiled[0].tuned);
 }
 
 // A 3x3 convolution with a residual sum and ReLU whose best record is the library's Winograd

@@ -94,11 +94,11 @@ struct TuneOptions {
   /// structure (TransferRecord), e.g. GEMM 4096^3 from GEMM 1024^3. 0: none. Default 8.
   size_t transfer = 8;
   /// A task a library can run (TuneTask::library), once its share of the budget is spent: the
-  /// library's record and the best tuned ones faster than it or within 25% above it (up to two) are
-  /// measured again this many times each, in turns, each turn in new runner processes
-  /// (Runner::StartAfresh), and the samples join their records (Database::AddRunSecs), so that the
-  /// choice between library and loops rests on several measurements, not on one lucky run. 0: not.
-  /// Default 3.
+  /// library's record and the best tuned ones faster than it or within 25% above it (up to two; six
+  /// more a round while one measured once leads, RetimeFinalists) are measured again this many
+  /// times each, in turns, each turn in new runner processes (Runner::StartAfresh), and the samples
+  /// join their records (Database::AddRunSecs), so that the choice between library and loops rests
+  /// on several measurements, not on one lucky run. 0: not. Default 3.
   int library_retimes = 3;
   /// Path of a cost model to load first (and save at the end); empty for none.
   std::string model_path;
@@ -141,7 +141,9 @@ struct TaskResult {
   size_t trials_before = 0;
   /// Counts by RecordStatusName over this run's trials.
   std::map<std::string, int> status_counts;
-  /// The best median over this run and the database, and its record's trace.
+  /// The best median over this run and the database, and its record's trace; for a task a library
+  /// can run, the record compile runs (KeptRecord: the library's where the best tuned one is less
+  /// than 3% faster).
   std::optional<double> best_seconds;
   nlohmann::json best_trace;
   /// Why the task stopped: "budget", "exhausted", "interrupted", "no valid candidate: WHY" (every
@@ -176,7 +178,9 @@ std::optional<Schedule> ReplayRecord(const PrimFunc& func, const nlohmann::json&
 /// loops'.
 bool Offloads(const TuningRecord& r);
 
-/// How much faster than a library's record a tuned one must measure to run in its place: 3%.
+/// How much faster than a library's record a tuned one must measure to run in its place: 3%
+/// (the library's median more than 3% above the tuned one's). For every library, oneDNN's and the
+/// GPU's alike.
 /// Within that the two are the same speed as measured (medians move by more between runner
 /// processes, and a tuned record's first samples are the luckiest of a search), and the library's
 /// kernel is the steadier one (GEMM 128x3072x768 on a Zen 4 host: oneDNN 3.13-3.45 ms over five
@@ -187,7 +191,8 @@ inline constexpr double kLibraryMargin = 0.03;
 bool LibraryKept(const TuningRecord& library, const TuningRecord& tuned);
 /// The record of `workload` on `target` that runs: the best (Database::TopK), or the best library
 /// record where LibraryKept over it; nullopt with none. `timed_alike`, when given, admits only the
-/// records it accepts.
+/// records it accepts (RetimeFinalists: those timed as its run times; compile takes every record,
+/// and `tirtune tune` warns when stored records were timed otherwise).
 std::optional<TuningRecord> KeptRecord(
     Database& db, WorkloadId workload, const std::string& target,
     const std::function<bool(const TuningRecord&)>& timed_alike = nullptr);
