@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "model_fixture.h"
 #include "model_testing.h"
 #include "tirtune/database/database.h"
 #include "tirtune/graph/executor.h"
@@ -37,38 +38,7 @@ using testing::SmallCnn;
 using testing::TestDir;
 using testing::WriteModel;
 
-class ModelTest : public ::testing::Test {
- protected:
-  void SetUp() override { dir_ = TestDir("tirtune_model_test_"); }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  // Compiles `model_path` into dir_/art and checks the executor against the interpreter on the
-  // imported (unfused) graph.
-  std::vector<CompiledTask> CompileAndCheck(const std::string& model_path, Database* db,
-                                            Offload offload = Offload::kNever) {
-    CompileModelOptions options;
-    options.target = Target::Parse("llvm -num-cores=2");
-    options.db = db;
-    options.offload = offload;
-    ModelTasks tasks = LoadOnnxModel(model_path, OffloadPatterns(offload, options.target));
-    std::vector<CompiledTask> compiled = CompileModel(tasks, (dir_ / "art").string(), options);
-    graph::Graph imported = graph::ImportOnnx(model_path);
-    std::vector<NDArray> inputs = graph::MakeRandomInputs(imported, 7);
-    std::vector<NDArray> expected = graph::RunGraph(imported, inputs);
-    GraphExecutor executor((dir_ / "art").string());
-    for (int round = 0; round < 2; ++round) {  // storage is reused between runs
-      std::vector<NDArray> actual = executor.Run(inputs);
-      EXPECT_EQ(actual.size(), expected.size());
-      for (size_t i = 0; i < actual.size(); ++i) {
-        VerifyResult v = CompareArrays("y", expected[i], actual[i], Tolerance{1e-4, 1e-5});
-        EXPECT_TRUE(v.ok) << v.message;
-      }
-    }
-    return compiled;
-  }
-
-  fs::path dir_;
-};
+class ModelTest : public testing::CompiledModelTest {};
 
 TEST_F(ModelTest, ExtractsTheFusedFunctionsAsTasks) {
   ModelTasks m = LoadOnnxModel(WriteModel(SmallCnn(), dir_ / "cnn.onnx"));
@@ -94,146 +64,6 @@ TEST_F(ModelTest, UntunedCompileFallsBackEverywhereAndMatchesTheInterpreter) {
   for (const char* file : {"manifest.json", "graph.json", "weights.bin"}) {
     EXPECT_TRUE(fs::exists(dir_ / "art" / file)) << file;
   }
-}
-
-TEST_F(ModelTest, OffloadAlwaysRunsTheLibrarysCompositesAndMatchesTheInterpreter) {
-  std::vector<CompiledTask> compiled =
-      CompileAndCheck(WriteModel(SmallCnn(), dir_ / "cnn.onnx"), nullptr, Offload::kAlways);
-  std::vector<std::string> libraries;
-  for (const CompiledTask& t : compiled) {
-    if (!t.library.empty()) {
-      libraries.push_back(t.library);
-      EXPECT_TRUE(t.object_file.empty()) << t.name;
-    }
-  }
-  ASSERT_EQ(libraries.size(), 3u);
-  EXPECT_NE(libraries[0].find("oneDNN conv2d"), std::string::npos) << libraries[0];
-  EXPECT_NE(libraries[0].find("post-ops relu"), std::string::npos) << libraries[0];
-  EXPECT_NE(libraries[1].find("oneDNN max_pool2d"), std::string::npos) << libraries[1];
-  EXPECT_NE(libraries[2].find("oneDNN dense"), std::string::npos) << libraries[2];
-  // The per-call timings and the reference graph (the functions as written) cover them too.
-  GraphExecutor executor((dir_ / "art").string());
-  std::vector<NDArray> inputs = graph::MakeRandomInputs(executor.ReferenceGraph(), 3);
-  std::vector<NDArray> expected = graph::RunGraph(executor.ReferenceGraph(), inputs);
-  std::vector<NDArray> actual = executor.Run(inputs);
-  EXPECT_TRUE(CompareArrays("y", expected[0], actual[0], Tolerance{1e-4, 1e-5}).ok);
-  EXPECT_EQ(executor.RunTimedCalls().size(), executor.artifact().calls.size());
-  // Each call again four times in a row (library calls too) leaves the model's outputs as they
-  // were.
-  std::vector<double> alone = executor.RunTimedCalls(4);
-  ASSERT_EQ(alone.size(), executor.artifact().calls.size());
-  for (double seconds : alone) EXPECT_GT(seconds, 0);
-  EXPECT_TRUE(CompareArrays("y", expected[0], executor.Outputs()[0], Tolerance{1e-4, 1e-5}).ok);
-  // A cuda target's libraries are cuBLAS (its products first) and cuDNN (convolutions).
-  std::vector<graph::FusionPattern> gpu =
-      OffloadPatterns(Offload::kAlways, Target::Parse("cuda -arch=sm_90"));
-  std::vector<std::string> backends;
-  for (const graph::FusionPattern& p : gpu) {
-    std::string backend = p.name.substr(0, p.name.find('.'));
-    if (backends.empty() || backends.back() != backend) backends.push_back(backend);
-  }
-  EXPECT_EQ(backends, (std::vector<std::string>{"cublas", "cudnn"}));
-  EXPECT_THROW(ParseOffload("sometimes"), UserError);
-}
-
-// --offload measured: the library runs a function whose best record is the library's (a trace
-// that offloads), or a tuned one less than 3% faster; a tuned kernel one whose best record is
-// tuned; --offload never passes over a library record with the reason.
-TEST_F(ModelTest, OffloadMeasuredRunsTheLibraryWhereItsRecordIsTheBest) {
-  std::string path = WriteModel(OneTask(), dir_ / "one.onnx");
-  const Target target = Target::Parse("llvm -num-cores=2");
-  ModelTasks m = LoadOnnxModel(path, OffloadPatterns(Offload::kMeasured, target));
-  ASSERT_EQ(m.tasks.size(), 1u);
-  ASSERT_FALSE(TaskLibrary(m, 0).empty());
-  std::unique_ptr<Database> db = MakeMemoryDatabase();
-  WorkloadEntry entry = db->CommitWorkload(m.tasks[0].func);
-  auto record = [&](const Schedule& sch, double seconds) {
-    TuningRecord r;
-    r.workload = entry.id;
-    r.target = target.str();
-    r.trace = sch.trace().ToJson();
-    r.run_secs = {seconds};
-    return r;
-  };
-  Schedule library(m.tasks[0].func);
-  library.Offload("dnnl.dense");
-  Schedule tuned = DefaultSchedule(m.tasks[0].func, target);
-  db->CommitRecords({record(library, 1e-6), record(tuned, 2e-6)});
-  std::vector<CompiledTask> compiled = CompileAndCheck(path, db.get(), Offload::kMeasured);
-  ASSERT_EQ(compiled.size(), 1u);
-  EXPECT_NE(compiled[0].library.find("oneDNN dense"), std::string::npos) << compiled[0].library;
-  EXPECT_DOUBLE_EQ(compiled[0].best_seconds.value_or(0), 1e-6);
-
-  // Never: the tuned record, and a note on the library's.
-  compiled = CompileAndCheck(path, db.get(), Offload::kNever);
-  ASSERT_EQ(compiled.size(), 1u);
-  EXPECT_TRUE(compiled[0].library.empty());
-  EXPECT_TRUE(compiled[0].tuned);
-  EXPECT_NE(compiled[0].note.find("is the library's (compile with --offload measured)"),
-            std::string::npos)
-      << compiled[0].note;
-
-  // The tuned record faster: measured keeps the kernel.
-  std::unique_ptr<Database> db2 = MakeMemoryDatabase();
-  entry = db2->CommitWorkload(m.tasks[0].func);
-  db2->CommitRecords({record(library, 3e-6), record(tuned, 2e-6)});
-  compiled = CompileAndCheck(path, db2.get(), Offload::kMeasured);
-  EXPECT_TRUE(compiled[0].library.empty());
-  EXPECT_TRUE(compiled[0].tuned);
-
-  // The tuned record faster by less than 3%: the library's, with a note saying so.
-  std::unique_ptr<Database> db3 = MakeMemoryDatabase();
-  entry = db3->CommitWorkload(m.tasks[0].func);
-  db3->CommitRecords({record(library, 2.05e-6), record(tuned, 2e-6)});
-  compiled = CompileAndCheck(path, db3.get(), Offload::kMeasured);
-  EXPECT_FALSE(compiled[0].library.empty());
-  EXPECT_DOUBLE_EQ(compiled[0].best_seconds.value_or(0), 2.05e-6);
-  EXPECT_NE(compiled[0].note.find("less than 3% faster"), std::string::npos) << compiled[0].note;
-  // By 5%: the tuned kernel.
-  std::unique_ptr<Database> db4 = MakeMemoryDatabase();
-  entry = db4->CommitWorkload(m.tasks[0].func);
-  db4->CommitRecords({record(library, 2.1e-6), record(tuned, 2e-6)});
-  compiled = CompileAndCheck(path, db4.get(), Offload::kMeasured);
-  EXPECT_TRUE(compiled[0].library.empty());
-  EXPECT_TRUE(compiled[0].tuned);
-}
-
-// A 3x3 convolution with a residual sum and ReLU whose best record is the library's Winograd
-// F(4x4, 3x3): compile builds that algorithm (the artifact's description names it), and the
-// model computes what the interpreter does.
-TEST_F(ModelTest, AWinogradLibraryRecordRunsAsWinograd) {
-  testing::OnnxModelBuilder b;
-  b.Input("x", {1, 16, 10, 10}).Output("y", {1, 16, 10, 10});
-  b.Weight("w", {16, 16, 3, 3}, 1).Weight("b", {16}, 2);
-  testing::OnnxModelBuilder::SetInts(b.Node("Conv", {"x", "w", "b"}, {"c"}), "pads", {1, 1, 1, 1});
-  b.Node("Add", {"c", "x"}, {"s"});
-  b.Node("Relu", {"s"}, {"y"});
-  std::string path = WriteModel(b, dir_ / "res.onnx");
-  const Target target = Target::Parse("llvm -num-cores=2");
-  ModelTasks m = LoadOnnxModel(path, OffloadPatterns(Offload::kMeasured, target));
-  int conv = -1;
-  for (size_t t = 0; t < m.tasks.size(); ++t) {
-    if (!TaskLibrary(m, static_cast<int>(t)).empty()) conv = static_cast<int>(t);
-  }
-  ASSERT_GE(conv, 0);
-  EXPECT_EQ(offload::LibraryAlgorithms(TaskLibrary(m, conv)),
-            (std::vector<std::string>{"winograd4", "winograd2"}));
-  std::unique_ptr<Database> db = MakeMemoryDatabase();
-  WorkloadEntry entry = db->CommitWorkload(m.tasks[conv].func);
-  Schedule winograd(m.tasks[conv].func);
-  winograd.Offload("dnnl.conv2d", "winograd4");
-  TuningRecord r;
-  r.workload = entry.id;
-  r.target = target.str();
-  r.trace = winograd.trace().ToJson();
-  r.run_secs = {1e-6};
-  db->CommitRecords({r});
-  std::vector<CompiledTask> compiled = CompileAndCheck(path, db.get(), Offload::kMeasured);
-  ASSERT_GT(compiled.size(), static_cast<size_t>(conv));
-  EXPECT_NE(compiled[conv].library.find("Winograd F(4x4, 3x3)"), std::string::npos)
-      << compiled[conv].library;
-  EXPECT_NE(compiled[conv].library.find("post-ops sum + relu"), std::string::npos)
-      << compiled[conv].library;
 }
 
 TEST_F(ModelTest, AStoredRecordIsReplayedAndReported) {

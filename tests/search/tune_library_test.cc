@@ -19,7 +19,31 @@
 namespace tirtune {
 namespace {
 
-class TuneTest : public testing::TuneFixture {};
+class TuneTest : public testing::TuneFixture {
+ protected:
+  // A first run of `task` (`trials`, no re-timing) into a database of its own.
+  struct FirstRun {
+    std::string target;
+    nlohmann::json library_trace;              // the library's best record's
+    std::vector<nlohmann::json> tuned_traces;  // the tuned records', best first
+  };
+  FirstRun TuneFirst(const TuneTask& task, int trials) {
+    std::unique_ptr<Database> db = OpenDatabase((dir_ / "first.db").string());
+    TuneOptions o = SmallOptions(trials);
+    o.library_retimes = 0;
+    TuneResult r = Tune({task}, *db, o);
+    FirstRun first;
+    first.target = db->RecordsOf(r.tasks[0].workload).at(0).target;
+    for (const TuningRecord& rec : db->TopK(r.tasks[0].workload, first.target, 100)) {
+      if (!Offloads(rec)) {
+        first.tuned_traces.push_back(rec.trace);
+      } else if (first.library_trace.is_null()) {
+        first.library_trace = rec.trace;
+      }
+    }
+    return first;
+  }
+};
 
 // conv2d + bias_add + relu fused as a oneDNN composite: the task's function and its library.
 TuneTask ConvComposite() {
@@ -131,25 +155,12 @@ TEST_F(TuneTest, WithColdWeightsTheLibrarysAndTheTunedKernelsAreMeasured) {
 // records, and the task's best is the best record after them.
 TEST_F(TuneTest, CloseOrFasterTunedRecordsAreMeasuredAgainWithTheLibrarysAndTheirSamplesJoinThem) {
   TuneTask task = ConvComposite();
-  auto offloads = [&](const TuningRecord& r) {
-    std::optional<Schedule> sch = ReplayRecord(task.func, r.trace);
-    return sch && !OffloadedComposite(sch->func()).empty();
-  };
-  nlohmann::json library_trace, tuned_trace;
-  std::string target;
-  {
-    std::unique_ptr<Database> first = OpenDatabase((dir_ / "first.db").string());
-    TuneOptions o = SmallOptions(8);
-    o.library_retimes = 0;
-    TuneResult r = Tune({task}, *first, o);
-    target = first->RecordsOf(r.tasks[0].workload).at(0).target;
-    for (const TuningRecord& rec : first->TopK(r.tasks[0].workload, target, 100)) {
-      nlohmann::json& trace = offloads(rec) ? library_trace : tuned_trace;
-      if (trace.is_null()) trace = rec.trace;  // the best tuned one
-    }
-  }
+  FirstRun first = TuneFirst(task, 8);
+  const std::string target = first.target;
+  const nlohmann::json library_trace = first.library_trace;
+  ASSERT_FALSE(first.tuned_traces.empty());
+  const nlohmann::json tuned_trace = first.tuned_traces[0];  // the best tuned one
   ASSERT_FALSE(library_trace.is_null());
-  ASSERT_FALSE(tuned_trace.is_null());
   // A database at `name` where the library's record was measured at 100 ns and the tuned one at
   // `tuned_secs`, both on `device`; the workload's id.
   auto store = [&](const std::string& name, double tuned_secs, const std::string& device) {
@@ -191,15 +202,15 @@ TEST_F(TuneTest, CloseOrFasterTunedRecordsAreMeasuredAgainWithTheLibrarysAndThei
     for (const TuningRecord& rec : db->RecordsOf(w)) {
       if (rec.trace != library_trace && rec.trace != tuned_trace) continue;
       ++found;
-      SCOPED_TRACE(offloads(rec) ? "library" : "tuned");
+      SCOPED_TRACE(Offloads(rec) ? "library" : "tuned");
       EXPECT_EQ(rec.status, RecordStatus::kOk);
       // The stored 1 ms and 2 rounds of 2 samples each (the library's again when a tuned record
       // measured once led afterwards): the median is a measured one.
       ASSERT_GE(rec.run_secs.size(), 5u);
-      if (!offloads(rec)) {
+      if (!Offloads(rec)) {
         EXPECT_EQ(rec.run_secs.size(), 5u);
       }
-      const double stored_secs = offloads(rec) ? 1e-7 : tuned_secs;
+      const double stored_secs = Offloads(rec) ? 1e-7 : tuned_secs;
       EXPECT_EQ(rec.run_secs[0], stored_secs);
       // The median is a measured one: no kernel of this convolution runs in 100 ns.
       EXPECT_GT(*rec.median_secs, stored_secs);
@@ -212,7 +223,7 @@ TEST_F(TuneTest, CloseOrFasterTunedRecordsAreMeasuredAgainWithTheLibrarysAndThei
     std::optional<TuningRecord> kept = KeptRecord(*db, w, target);
     ASSERT_TRUE(kept);
     if (kept->trace != best[0].trace) {
-      EXPECT_TRUE(offloads(*kept));
+      EXPECT_TRUE(Offloads(*kept));
       EXPECT_LE(*kept->median_secs, *best[0].median_secs * 1.03);
     }
     EXPECT_EQ(r.tasks[0].best_seconds, kept->median_secs);
@@ -244,25 +255,11 @@ TEST_F(TuneTest, CloseOrFasterTunedRecordsAreMeasuredAgainWithTheLibrarysAndThei
 // leading).
 TEST_F(TuneTest, ManyLuckyRecordsAreMeasuredAgainUntilTheLeaderIsOneMeasuredAgain) {
   TuneTask task = ConvComposite();
-  nlohmann::json library_trace;
-  std::vector<nlohmann::json> tuned_traces;
-  std::string target;
-  {
-    std::unique_ptr<Database> first = OpenDatabase((dir_ / "first.db").string());
-    TuneOptions o = SmallOptions(24);
-    o.library_retimes = 0;
-    TuneResult r = Tune({task}, *first, o);
-    target = first->RecordsOf(r.tasks[0].workload).at(0).target;
-    for (const TuningRecord& rec : first->TopK(r.tasks[0].workload, target, 100)) {
-      std::optional<Schedule> sch = ReplayRecord(task.func, rec.trace);
-      if (!sch) continue;
-      if (!OffloadedComposite(sch->func()).empty()) {
-        if (library_trace.is_null()) library_trace = rec.trace;
-      } else if (tuned_traces.size() < 13) {
-        tuned_traces.push_back(rec.trace);
-      }
-    }
-  }
+  FirstRun first = TuneFirst(task, 24);
+  const std::string target = first.target;
+  const nlohmann::json library_trace = first.library_trace;
+  std::vector<nlohmann::json> tuned_traces = first.tuned_traces;
+  if (tuned_traces.size() > 13) tuned_traces.resize(13);
   ASSERT_FALSE(library_trace.is_null());
   ASSERT_GE(tuned_traces.size(), 11u);  // more than five rounds of two would measure
   std::unique_ptr<Database> db = OpenDatabase((dir_ / "lucky.db").string());
