@@ -21,6 +21,18 @@ namespace {
 
 class TuneTest : public testing::TuneFixture {
  protected:
+  // A record of workload `w` on `target` as a test stores it: `trace`, one sample, `device`.
+  static TuningRecord Stored(WorkloadId w, const std::string& target, const nlohmann::json& trace,
+                             double seconds, const std::string& device) {
+    TuningRecord r;
+    r.workload = w;
+    r.target = target;
+    r.trace = trace;
+    r.run_secs = {seconds};
+    r.device = device;
+    return r;
+  }
+
   // A first run of `task` (`trials`, no re-timing) into a database of its own.
   struct FirstRun {
     std::string target;
@@ -166,15 +178,8 @@ TEST_F(TuneTest, CloseOrFasterTunedRecordsAreMeasuredAgainWithTheLibrarysAndThei
   auto store = [&](const std::string& name, double tuned_secs, const std::string& device) {
     std::unique_ptr<Database> db = OpenDatabase((dir_ / name).string());
     WorkloadId w = db->CommitWorkload(task.func).id;
-    std::vector<TuningRecord> stored(2);
-    for (int i = 0; i < 2; ++i) {
-      stored[i].workload = w;
-      stored[i].target = target;
-      stored[i].trace = i == 0 ? library_trace : tuned_trace;
-      stored[i].run_secs = {i == 0 ? 1e-7 : tuned_secs};
-      stored[i].device = device;
-    }
-    db->CommitRecords(stored);
+    db->CommitRecords({Stored(w, target, library_trace, 1e-7, device),
+                       Stored(w, target, tuned_trace, tuned_secs, device)});
     return std::make_pair(std::move(db), w);
   };
   for (double tuned_secs : {1e-7, 1e-10}) {
@@ -265,12 +270,10 @@ TEST_F(TuneTest, ManyLuckyRecordsAreMeasuredAgainUntilTheLeaderIsOneMeasuredAgai
   std::unique_ptr<Database> db = OpenDatabase((dir_ / "lucky.db").string());
   WorkloadId w = db->CommitWorkload(task.func).id;
   std::vector<TuningRecord> stored(1 + tuned_traces.size());
+  const std::string device = TimedDevice("stored", RecordTiming::kWarm);
   for (size_t i = 0; i < stored.size(); ++i) {
-    stored[i].workload = w;
-    stored[i].target = target;
-    stored[i].trace = i == 0 ? library_trace : tuned_traces[i - 1];
-    stored[i].run_secs = {i == 0 ? 1e-7 : 1e-10};
-    stored[i].device = TimedDevice("stored", RecordTiming::kWarm);
+    stored[i] = i == 0 ? Stored(w, target, library_trace, 1e-7, device)
+                       : Stored(w, target, tuned_traces[i - 1], 1e-10, device);
   }
   db->CommitRecords(stored);
   TuneOptions o = SmallOptions(static_cast<int>(stored.size()) + 8);
@@ -322,24 +325,15 @@ TEST_F(TuneTest, TheRecordKeptIsTheLibrarysWithinThreePercentOfTheBestTunedOne) 
   const std::string target = "llvm -num-cores=2";
   Schedule library(task.func);
   library.Offload("dnnl.conv2d");
-  auto record = [&](const nlohmann::json& trace, double seconds, const std::string& device) {
-    TuningRecord r;
-    r.workload = w;
-    r.target = target;
-    r.trace = trace;
-    r.run_secs = {seconds};
-    r.device = device;
-    return r;
-  };
   // 70 distinct tuned records from 1.00 to 1.0069 ms (more than TopK's 64 ahead of the library's)
   // and the library's at 1.025 ms.
   std::vector<TuningRecord> stored;
   for (int i = 0; i < 70; ++i) {
     Schedule tuned(task.func);
     tuned.Annotate(tuned.GetBlock("root"), "tag", i);
-    stored.push_back(record(tuned.trace().ToJson(), 1e-3 + i * 1e-7, "warm"));
+    stored.push_back(Stored(w, target, tuned.trace().ToJson(), 1e-3 + i * 1e-7, "warm"));
   }
-  stored.push_back(record(library.trace().ToJson(), 1.025e-3, "cold"));
+  stored.push_back(Stored(w, target, library.trace().ToJson(), 1.025e-3, "cold"));
   db->CommitRecords(stored);
   std::optional<TuningRecord> kept = KeptRecord(*db, w, target);
   ASSERT_TRUE(kept);
