@@ -23,6 +23,14 @@ constexpr size_t kTunedFinalists = 2;
 // measured again.
 constexpr size_t kLaterTunedFinalists = 6;
 constexpr int kMaxRetimes = 6;
+// A kernel faster than this (the library's, as measured so far) is cheap to measure again, and its
+// time moves most from one process to the next: a 25 us softmax ran 0.024 ms in two processes and
+// 0.042 in a third, and a 0.15 ms product 0.16 ms in one and 0.23 in the next three. Its finalists
+// are measured in kCheapTurnsFactor times as many processes, the first time with as many tuned
+// ones as later (a tuned record first measured in a later round would not share the slow processes
+// of the first).
+constexpr double kCheapKernelSecs = 0.5e-3;
+constexpr int kCheapTurnsFactor = 3;
 
 // A library record as the log names it: "dnnl.conv2d", "dnnl.conv2d (winograd4)".
 std::string LibraryName(const RetimeTask& task, const TuningRecord& r) {
@@ -45,13 +53,14 @@ std::optional<TuningRecord> BestTimedAlike(const RetimeTask& task, const std::st
   return std::nullopt;
 }
 
-// One round of RetimeFinalists: the library's record and up to `tuned_finalists` tuned records,
-// the best faster than it or within kFinalistRange above it, that `retimed` does not hold yet (the
-// first time, the library's alone when none is), measured `rounds` times each, in turns; their
-// samples joined to their records, their traces added to `retimed`. False when there was nothing to
-// measure.
-bool RetimeOnce(const RetimeTask& task, int rounds, size_t tuned_finalists,
-                const std::string& target, Database& db, Measurer& measurer,
+// One round of RetimeFinalists: the library's record and up to kTunedFinalists tuned records (the
+// first round of an expensive kernel) or kLaterTunedFinalists, the best faster than it or within
+// kFinalistRange above it, that `retimed` does not hold yet (the first time, the library's alone
+// when none is), measured `rounds` times each (kCheapTurnsFactor times that for a cheap kernel), in
+// turns; their samples joined to their records, their traces added to `retimed`. False when there
+// was nothing to measure.
+bool RetimeOnce(const RetimeTask& task, int rounds, bool first, const std::string& target,
+                Database& db, Measurer& measurer,
                 const std::function<void(const std::string&)>& say,
                 std::set<std::string>& retimed) {
   // The library's best ok record, however far down it ranks; the best tuned ones faster than it
@@ -77,6 +86,9 @@ bool RetimeOnce(const RetimeTask& task, int rounds, size_t tuned_finalists,
   });
   const TuningRecord& library = *libraries[0];
   const double library_secs = *library.median_secs;
+  const bool cheap = library_secs < kCheapKernelSecs;
+  if (cheap) rounds *= kCheapTurnsFactor;
+  const size_t tuned_finalists = first && !cheap ? kTunedFinalists : kLaterTunedFinalists;
   std::vector<const TuningRecord*> finalists = {&library};
   for (size_t i = 1; i < libraries.size(); ++i) {
     if (!retimed.count(libraries[i]->trace.dump())) finalists.push_back(libraries[i]);
@@ -192,8 +204,7 @@ std::optional<TuningRecord> RetimeFinalists(const RetimeTask& task, int rounds,
   std::set<std::string> retimed;
   int done = 0;
   for (int i = 0; i < kMaxRetimes; ++i) {
-    const size_t tuned_finalists = i == 0 ? kTunedFinalists : kLaterTunedFinalists;
-    if (!RetimeOnce(task, rounds, tuned_finalists, target, db, measurer, say, retimed)) break;
+    if (!RetimeOnce(task, rounds, i == 0, target, db, measurer, say, retimed)) break;
     ++done;
     std::optional<TuningRecord> best = BestTimedAlike(task, target, db);
     if (best && retimed.count(best->trace.dump())) break;

@@ -26,21 +26,23 @@ struct RetimeTask {
 /// among the records timed as `measurer` times (`task.timing`: a sample timed with cold weights
 /// would not join a warm record's), the library's best record of `task` on `target` (the first
 /// time with the best record of each of its other algorithms, however slow: one unlucky
-/// measurement would rule an algorithm out for good) and up to two tuned records (the first round),
-/// the best of those faster than it or within 25% above it (one far faster, measured once, may have
-/// been lucky), are measured `rounds` times each on `measurer`, in turns (round k starts with
-/// finalist k), each turn in runner processes started for it (Runner::StartAfresh: a kernel can be
-/// 10% faster in one process than in the next, and the process the search measured it in may have
-/// been a lucky one), and every sample joins its record (Database::AddRunSecs), whose median then
-/// decides what `compile` runs (KeptRecord). The library's record is measured again even with no
-/// tuned one close (it may have lost by far more than 25% to one unlucky run). Measured once, the
-/// best of many candidates is also the luckiest, so when a record measured once leads afterwards,
-/// it and the next close ones, up to six at a time, are measured the same way (with the library's
-/// again), in up to six rounds in all (the log says when a record measured once still leads after
-/// them). A finalist that fails now is logged and gets no samples (it keeps its median: still the
-/// one `compile` would weigh); one that no longer replays is left out. Returns the record that runs
-/// afterwards among those timed alike (KeptRecord: the library's within 3% of the best tuned one),
-/// or nullopt when nothing was measured (no library record, none close, rounds 0).
+/// measurement would rule an algorithm out for good) and up to two tuned records (the first round;
+/// six for a kernel under 0.5 ms), the best of those faster than it or within 25% above it (one far
+/// faster, measured once, may have been lucky), are measured `rounds` times each (three times as
+/// many under 0.5 ms: cheap, and such a kernel's time moves most between processes) on `measurer`,
+/// in turns (round k starts with finalist k), each turn in runner processes started for it
+/// (Runner::StartAfresh: a kernel can be 10% faster in one process than in the next, and the
+/// process the search measured it in may have been a lucky one), and every sample joins its record
+/// (Database::AddRunSecs), whose median then decides what `compile` runs (KeptRecord). The
+/// library's record is measured again even with no tuned one close (it may have lost by far more
+/// than 25% to one unlucky run). Measured once, the best of many candidates is also the luckiest,
+/// so when a record measured once leads afterwards, it and the next close ones, up to six at a
+/// time, are measured the same way (with the library's again), in up to six rounds in all (the log
+/// says when a record measured once still leads after them). A finalist that fails now is logged
+/// and gets no samples (it keeps its median: still the one `compile` would weigh); one that no
+/// longer replays is left out. Returns the record that runs afterwards among those timed alike
+/// (KeptRecord: the library's within 3% of the best tuned one), or nullopt when nothing was
+/// measured (no library record, none close, rounds 0).
 std::optional<TuningRecord> RetimeFinalists(const RetimeTask& task, int rounds,
                                             const std::string& target, Database& db,
                                             Measurer& measurer,

@@ -397,8 +397,8 @@ void AddTuneCommand(CLI::App& app, const GlobalOptions& global) {
       ->capture_default_str();
   cmd->add_option("--library-retimes", opts->options.library_retimes,
                   "where a library's kernel and the best tuned ones are within 25%, measure "
-                  "each again N times, in turns, before the one that runs is kept: the library's "
-                  "unless a tuned one is more than 3% faster (0: not)")
+                  "each again N times (3N under 0.5 ms), in turns, before the one that runs is "
+                  "kept: the library's unless a tuned one is more than 3% faster (0: not)")
       ->capture_default_str();
   cmd->add_option("--cost-model-file", opts->cost_model_file,
                   "load the cost model from, and save it to, FILE");

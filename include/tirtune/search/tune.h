@@ -96,9 +96,10 @@ struct TuneOptions {
   /// A task a library can run (TuneTask::library), once its share of the budget is spent: the
   /// library's record and the best tuned ones faster than it or within 25% above it (up to two; six
   /// more a round while one measured once leads, RetimeFinalists) are measured again this many
-  /// times each, in turns, each turn in new runner processes (Runner::StartAfresh), and the samples
-  /// join their records (Database::AddRunSecs), so that the choice between library and loops rests
-  /// on several measurements, not on one lucky run. 0: not. Default 3.
+  /// times each (three times as many for a kernel under 0.5 ms), in turns, each turn in new runner
+  /// processes (Runner::StartAfresh), and the samples join their records (Database::AddRunSecs),
+  /// so that the choice between library and loops rests on several measurements, not on one lucky
+  /// run. 0: not. Default 3.
   int library_retimes = 3;
   /// Path of a cost model to load first (and save at the end); empty for none.
   std::string model_path;
