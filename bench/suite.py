@@ -11,7 +11,9 @@ For each workload:
   3. the best kernel timed with `tirtune time --trace` (verified against the reference, default
      timer) and each baseline timed in its own process, alternating, PAIRS times: oneDNN
      (bench_dnnl, the output checked against a reference before timing), for subgraphs also
-     oneDNN with the tail fused as post-ops, and MetaSchedule's kernel;
+     oneDNN with the tail fused as post-ops, and MetaSchedule's kernel; a kernel under
+     --short-ms (1 ms) gets SHORT_PAIRS_FACTOR (3) times as many pairs, since its time moves most
+     from one process to the next (a 0.15 ms product ran 0.13-0.32 ms by process on one host);
   4. ratio = median over the pairs of baseline latency / tirtune latency (> 1: tirtune faster);
      trials and seconds until the best so far reached 90% / 95% of the final best, from the DB.
 
@@ -376,7 +378,8 @@ class Suite:
 
         # Step 3. Time ours and every baseline, alternating.
         timers = self.timers(spec, name, trace, ms_dir)
-        log(f"{tag}: timing {', '.join(t[0] for t in timers)}, {self.opts.pairs} pair(s)")
+        log(f"{tag}: timing {', '.join(t[0] for t in timers)}, {self.opts.pairs} pair(s), "
+            f"{self.opts.pairs * self.opts.short_pairs_factor} under {self.opts.short_ms} ms")
         try:
             samples, details = self.time_pairs(tag, timers, errors, logs)
         except Failure as e:
@@ -464,12 +467,16 @@ class Suite:
         return entry
 
     def time_pairs(self, tag, timers, errors, logs):
-        """Runs every timer once per pair, in order; returns the median seconds each measured
-        and each one's last JSON. A failing baseline goes into `errors` and is not run again; a
-        failing tirtune raises Failure."""
+        """Runs every timer once per pair, in order (--pairs pairs, --short-pairs-factor times as
+        many when the first pair timed tirtune's kernel under --short-ms); returns the median
+        seconds each measured and each one's last JSON. A failing baseline goes into `errors` and
+        is not run again; a failing tirtune raises Failure."""
         samples = {label: [] for label, _, _ in timers}
         details = {}
-        for _ in range(self.opts.pairs):
+        pair = 0
+        pairs = self.opts.pairs
+        while pair < pairs:
+            pair += 1
             for label, argv, env in timers:
                 if label in errors:
                     continue
@@ -484,6 +491,8 @@ class Suite:
                     continue
                 samples[label].append(result["median_seconds"])
                 details[label] = result
+            if pair == 1 and samples["tirtune"][0] * 1e3 < self.opts.short_ms:
+                pairs = self.opts.pairs * self.opts.short_pairs_factor
         return samples, details
 
     # --- the whole run --------------------------------------------------------------------------
@@ -525,7 +534,9 @@ class Suite:
         versions = self.versions()
         if self.tvm_version:
             versions["tvm"] = self.tvm_version
-        settings = {"pairs": self.opts.pairs, "threads": self.opts.threads,
+        settings = {"pairs": self.opts.pairs, "short_ms": self.opts.short_ms,
+                    "short_pairs_factor": self.opts.short_pairs_factor,
+                    "threads": self.opts.threads,
                     "target": self.target, "flush_cache": self.opts.flush_cache,
                     "nice": self.opts.nice}
         if self.opts.models:
@@ -674,6 +685,11 @@ def parse(argv):
                    help="continue the run of --db and -o: keep the workloads already in the "
                         "results file, tune the others with `tirtune tune --resume`")
     p.add_argument("--pairs", type=int, default=3, help="alternating timing rounds (default 3)")
+    p.add_argument("--short-ms", type=float, default=1.0,
+                   help="a kernel whose first pair timed it under this many milliseconds gets "
+                        "--short-pairs-factor times the pairs (default 1)")
+    p.add_argument("--short-pairs-factor", type=int, default=3,
+                   help="how many times the pairs such a kernel gets (default 3; 1: the same)")
     p.add_argument("--threads", type=int, default=2, help="threads of every side (default 2)")
     p.add_argument("--cpus", help="taskset CPU list (default: the first THREADS CPUs)")
     p.add_argument("-o", "--output", default="suite-results.json",
@@ -721,8 +737,8 @@ def parse(argv):
         p.error("--resume needs the --db directory of the run it continues")
     if opts.trials is not None and opts.trials < 1:
         p.error("--trials must be positive")
-    if opts.pairs < 1 or opts.threads < 1:
-        p.error("--pairs and --threads must be positive")
+    if opts.pairs < 1 or opts.threads < 1 or opts.short_pairs_factor < 1:
+        p.error("--pairs, --short-pairs-factor and --threads must be positive")
     return opts
 
 

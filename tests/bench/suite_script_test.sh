@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # bench/suite.py and bench/suite_table.py end to end on one small workload, with the tirtune
-# binary given: a run writes a tirtune-bench/1 file with a verified result; --resume after the
-# entry is lost keeps the database's trials (tuning nothing new) and records the resumption; a
-# --resume with another budget is refused and leaves the file as it was; the table shows the row
-# and which record was kept (a tuned kernel or oneDNN's call).
+# binary given: a run writes a tirtune-bench/1 file with a verified result, timed in three times
+# the pairs asked for (a kernel under 1 ms); --resume after the entry is lost keeps the database's
+# trials (tuning nothing new) and records the resumption; a --resume with another budget is
+# refused and leaves the file as it was; the table shows the row and which record was kept (a
+# tuned kernel or oneDNN's call).
 # Usage: suite_script_test.sh TIRTUNE_BIN
 set -euo pipefail
 tirtune="$1"
@@ -23,6 +24,8 @@ suite --trials 3 2> "$work/run.log" || { cat "$work/run.log"; fail "the first ru
 [ "$(field 'len(r["workloads"])')" = 1 ] || fail "one workload expected"
 [ "$(field 'r["workloads"][0]["tirtune"]["verified"]')" = True ] || fail "not verified"
 [ "$(field 'r["workloads"][0]["tirtune"]["trials"]')" = 3 ] || fail "3 trials expected"
+# A kernel under 1 ms (--short-ms) gets three times the pairs (--short-pairs-factor).
+[ "$(field 'len(r["workloads"][0]["tirtune"]["samples_s"])')" = 3 ] || fail "3 pairs expected"
 kept="$(field 'r["workloads"][0]["tirtune"]["kernel"]')"
 [ "$kept" = tuned ] || [ "$kept" = dnnl.softmax ] || fail "kept record: $kept"
 
