@@ -94,21 +94,16 @@ size_t MemoryDatabase::CommitRecords(const std::vector<TuningRecord>& records) {
   return fresh.size();
 }
 
-size_t MemoryDatabase::AddRunSecs(const std::vector<TuningRecord>& records) {
-  // Every record is checked and found before anything changes.
-  std::map<size_t, TuningRecord> updated;  // index into records_ -> its new version
-  std::vector<CheckedRecord> checked = CheckForAddRunSecs(records);
-  for (size_t i = 0; i < checked.size(); ++i) {
-    const CheckedRecord& c = checked[i];
-    auto found = record_keys_.find(RecordKey(c.record, c.trace_hash));
-    if (found == record_keys_.end() || records_[found->second].record.status != RecordStatus::kOk) {
-      TT_USER_ERROR("{}: record {}: workload {} has no ok record of this trace on '{}'", Describe(),
-                    i, c.record.workload, c.record.target);
-    }
-    auto it = updated.try_emplace(found->second, records_[found->second].record).first;
-    AppendRunSecs(it->second, c.record.run_secs, i);
+size_t MemoryDatabase::FindOk(const CheckedRecord& c, size_t index) {
+  auto found = record_keys_.find(RecordKey(c.record, c.trace_hash));
+  if (found == record_keys_.end() || records_[found->second].record.status != RecordStatus::kOk) {
+    TT_USER_ERROR("{}: record {}: workload {} has no ok record of this trace on '{}'", Describe(),
+                  index, c.record.workload, c.record.target);
   }
-  if (updated.empty()) return 0;
+  return found->second;
+}
+
+void MemoryDatabase::Replace(std::map<size_t, TuningRecord> updated) {
   std::vector<const WorkloadEntry*> workloads;
   for (const auto& [id, entry] : workloads_) workloads.push_back(&entry);
   std::vector<const TuningRecord*> after;
@@ -120,10 +115,39 @@ size_t MemoryDatabase::AddRunSecs(const std::vector<TuningRecord>& records) {
   for (auto& [index, record] : updated) {
     Group& group = groups_[{record.workload, record.target}];
     group.ok.erase({*records_[index].record.median_secs, index});
-    group.ok.emplace(*record.median_secs, index);
+    if (record.status == RecordStatus::kOk) group.ok.emplace(*record.median_secs, index);
     records_[index].record = std::move(record);
   }
-  return updated.size();
+}
+
+size_t MemoryDatabase::AddRunSecs(const std::vector<TuningRecord>& records) {
+  // Every record is checked and found before anything changes.
+  std::map<size_t, TuningRecord> updated;  // index into records_ -> its new version
+  std::vector<CheckedRecord> checked = CheckForAddRunSecs(records);
+  for (size_t i = 0; i < checked.size(); ++i) {
+    const size_t index = FindOk(checked[i], i);
+    auto it = updated.try_emplace(index, records_[index].record).first;
+    AppendRunSecs(it->second, checked[i].record.run_secs, i);
+  }
+  const size_t n = updated.size();
+  if (n > 0) Replace(std::move(updated));
+  return n;
+}
+
+size_t MemoryDatabase::MarkFailed(const std::vector<TuningRecord>& records) {
+  std::map<size_t, TuningRecord> updated;  // index into records_ -> its failed version
+  std::vector<CheckedRecord> checked = CheckForMarkFailed(records);
+  for (size_t i = 0; i < checked.size(); ++i) {
+    const size_t index = FindOk(checked[i], i);
+    TuningRecord& r = updated.try_emplace(index, records_[index].record).first->second;
+    r.status = checked[i].record.status;
+    r.error = checked[i].record.error;
+    r.run_secs.clear();
+    r.median_secs.reset();
+  }
+  const size_t n = updated.size();
+  if (n > 0) Replace(std::move(updated));
+  return n;
 }
 
 bool MemoryDatabase::AddLoadedRecord(const TuningRecord& record) {

@@ -24,6 +24,7 @@ class MemoryDatabase : public Database {
   std::vector<WorkloadEntry> Workloads() override;
   size_t CommitRecords(const std::vector<TuningRecord>& records) override;
   size_t AddRunSecs(const std::vector<TuningRecord>& records) override;
+  size_t MarkFailed(const std::vector<TuningRecord>& records) override;
   std::vector<TuningRecord> TopK(WorkloadId workload, std::string_view target, size_t k) override;
   std::vector<TuningRecord> RecordsOf(WorkloadId workload) override;
   void ForEachRecord(const std::function<void(const TuningRecord&)>& fn) override;
@@ -37,7 +38,7 @@ class MemoryDatabase : public Database {
   // to change, before the index changes: when it throws, the index stays as it was.
   virtual void PersistWorkload(const WorkloadEntry& entry) {}
   virtual void PersistRecords(const std::vector<const CheckedRecord*>& records) {}
-  /// After a prune or an AddRunSecs: everything that is left, in order.
+  /// After a prune, an AddRunSecs or a MarkFailed: everything that is left, in order.
   virtual void PersistRewrite(const std::vector<const WorkloadEntry*>& workloads,
                               const std::vector<const TuningRecord*>& records) {}
 
@@ -64,6 +65,11 @@ class MemoryDatabase : public Database {
 
   std::optional<WorkloadId> FindEqual(const WorkloadEntry& entry) const;
   void Insert(TuningRecord record, std::string key);
+  /// The index of the stored ok record with `c`'s workload, target and trace; UserError naming
+  /// record `index` of a batch when there is none.
+  size_t FindOk(const CheckedRecord& c, size_t index);
+  /// Stores new versions of records (index into records_ -> the record), persisted first.
+  void Replace(std::map<size_t, TuningRecord> updated);
   static std::string RecordKey(const TuningRecord& r, const std::string& trace_hash);
 
   WarningHandler warn_;

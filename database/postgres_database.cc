@@ -175,6 +175,19 @@ class PostgresDatabase : public Database {
     }
   }
 
+  size_t MarkFailed(const std::vector<TuningRecord>& records) override {
+    std::vector<CheckedRecord> checked = CheckForMarkFailed(records);
+    if (checked.empty()) return 0;
+    db_.EnsureConnected();
+    for (int attempt = 1;; ++attempt) {
+      try {
+        return UpdateFailed(checked);
+      } catch (const PostgresError& e) {
+        if (!e.retryable() || attempt == kMaxCommitAttempts) throw;
+      }
+    }
+  }
+
   std::vector<TuningRecord> TopK(WorkloadId workload, std::string_view target, size_t k) override {
     std::vector<TuningRecord> out;
     std::string canonical = CanonicalTarget(target);
@@ -486,35 +499,63 @@ class PostgresDatabase : public Database {
 
   /// AddRunSecs in one transaction: each row is locked (FOR UPDATE) before its samples are read,
   /// in key order as InsertRecords does, so that two writers neither lose samples nor deadlock.
-  size_t UpdateRunSecs(const std::vector<CheckedRecord>& checked) {
+  // The stored ok record of `c`, its row locked for the transaction: (id, run_secs); UserError
+  // naming record `index` of a batch when there is none.
+  PgRows LockOkRecord(const CheckedRecord& c, size_t index) {
+    const TuningRecord& r = c.record;
+    std::optional<int64_t> target_id = FindTargetId(r.target);
+    if (target_id) {
+      PgRows rows = db_.QueryPrepared(
+          "lock_ok_record",
+          "SELECT id, run_secs FROM tuning_record WHERE workload_id = $1 AND target_id = $2 "
+          "AND trace_hash = $3 AND status = 'ok' FOR UPDATE",
+          PgParams().Add(int64_t{r.workload}).Add(*target_id).Add(std::string_view(c.trace_hash)),
+          "reading a stored ok record");
+      if (rows.size() > 0) return rows;
+    }
+    TT_USER_ERROR("{}: record {}: workload {} has no ok record of this trace on '{}'", Describe(),
+                  index, r.workload, r.target);
+  }
+
+  // The order in which a batch's rows are locked: the same in every writer, so that two never
+  // wait for each other.
+  static std::vector<size_t> LockOrder(const std::vector<CheckedRecord>& checked) {
     std::vector<size_t> order(checked.size());
     std::iota(order.begin(), order.end(), size_t{0});
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
       return std::tie(checked[a].record.workload, checked[a].record.target, checked[a].trace_hash) <
              std::tie(checked[b].record.workload, checked[b].record.target, checked[b].trace_hash);
     });
+    return order;
+  }
+
+  size_t UpdateFailed(const std::vector<CheckedRecord>& checked) {
+    PgTransaction tx(db_);
+    std::map<int64_t, const TuningRecord*> failed;  // row id -> its failure
+    for (size_t i : LockOrder(checked)) {
+      failed[LockOkRecord(checked[i], i).Int(0, 0)] = &checked[i].record;
+    }
+    for (const auto& [id, r] : failed) {
+      db_.QueryPrepared("mark_failed",
+                        "UPDATE tuning_record SET status = $2, error = $3, run_secs = '[]', "
+                        "median_secs = NULL WHERE id = $1",
+                        PgParams()
+                            .Add(int64_t{id})
+                            .Add(std::string_view(RecordStatusName(r->status)))
+                            .Add(std::string_view(r->error)),
+                        "marking a record failed");
+    }
+    tx.Commit();
+    return failed.size();
+  }
+
+  size_t UpdateRunSecs(const std::vector<CheckedRecord>& checked) {
+    const std::vector<size_t> order = LockOrder(checked);
     PgTransaction tx(db_);
     std::map<int64_t, TuningRecord> updated;  // row id -> run_secs and median after
     for (size_t i : order) {
-      const TuningRecord& r = checked[i].record;
-      std::optional<int64_t> target_id = FindTargetId(r.target);
-      std::optional<PgRows> rows;
-      if (target_id) {
-        rows.emplace(db_.QueryPrepared(
-            "lock_ok_record",
-            "SELECT id, run_secs FROM tuning_record WHERE workload_id = $1 AND target_id = $2 "
-            "AND trace_hash = $3 AND status = 'ok' FOR UPDATE",
-            PgParams()
-                .Add(int64_t{r.workload})
-                .Add(*target_id)
-                .Add(std::string_view(checked[i].trace_hash)),
-            "reading a record to add run times to"));
-      }
-      if (!rows || rows->size() == 0) {
-        TT_USER_ERROR("{}: record {}: workload {} has no ok record of this trace on '{}'",
-                      Describe(), i, r.workload, r.target);
-      }
-      AddToRow(updated, rows->Int(0, 0), rows->Text(0, 1), r.run_secs, i, Describe());
+      PgRows row = LockOkRecord(checked[i], i);
+      AddToRow(updated, row.Int(0, 0), row.Text(0, 1), checked[i].record.run_secs, i, Describe());
     }
     for (const auto& [id, r] : updated) {
       db_.QueryPrepared("update_run_secs",

@@ -87,6 +87,21 @@ std::vector<CheckedRecord> CheckForAddRunSecs(const std::vector<TuningRecord>& r
   return checked;
 }
 
+std::vector<CheckedRecord> CheckForMarkFailed(const std::vector<TuningRecord>& records) {
+  std::vector<CheckedRecord> checked;
+  checked.reserve(records.size());
+  for (size_t i = 0; i < records.size(); ++i) {
+    TuningRecord r = records[i];
+    if (r.status == RecordStatus::kOk) {
+      TT_USER_ERROR("record {}: status ok: only a failed measurement marks a record failed", i);
+    }
+    r.run_secs.clear();
+    r.created_at = 0;
+    checked.push_back(CheckForCommit(r, i));
+  }
+  return checked;
+}
+
 void AppendRunSecs(TuningRecord& stored, const std::vector<double>& more, size_t index) {
   if (stored.run_secs.size() + more.size() > kMaxRunSamples) {
     TT_USER_ERROR("record {}: {} run samples would be more than {}", index,

@@ -26,6 +26,9 @@ CheckedRecord CheckForCommit(const TuningRecord& record, size_t index);
 /// The records of an AddRunSecs batch, each checked like a commit of an ok record: target
 /// canonicalized, a valid trace and at least one valid sample; UserError "record INDEX: PROBLEM".
 std::vector<CheckedRecord> CheckForAddRunSecs(const std::vector<TuningRecord>& records);
+/// The records of a MarkFailed batch, each checked like a commit of a failed record without
+/// samples; UserError "record INDEX: PROBLEM", also for one whose status is ok.
+std::vector<CheckedRecord> CheckForMarkFailed(const std::vector<TuningRecord>& records);
 /// AddRunSecs's pending update of stored row `id`: its stored samples (`stored_text`, read the
 /// first time the row comes up) with `more` appended; UserError naming `where`, record `index`
 /// and the row when the stored text is not samples.

@@ -145,6 +145,9 @@ class SqliteDatabase : public Database {
         "trace_hash = ?3 AND status = 'ok'");
     update_run_secs_ =
         db_.Prepare("UPDATE tuning_record SET run_secs = ?2, median_secs = ?3 WHERE id = ?1");
+    mark_failed_ = db_.Prepare(
+        "UPDATE tuning_record SET status = ?2, error = ?3, run_secs = '[]', median_secs = NULL "
+        "WHERE id = ?1");
   }
 
   std::string Describe() const override { return fmt::format("SQLite database '{}'", db_.path()); }
@@ -241,18 +244,10 @@ class SqliteDatabase : public Database {
     SqliteWriteTransaction tx(db_);
     std::map<int64_t, TuningRecord> updated;  // row id -> run_secs and median after
     for (size_t i = 0; i < checked.size(); ++i) {
-      const TuningRecord& r = checked[i].record;
-      std::optional<int64_t> target_id = FindTargetId(r.target);
       ResetOnExit reset(find_ok_record_);
-      if (!target_id || !find_ok_record_.Reset()
-                             .Bind(1, r.workload)
-                             .Bind(2, *target_id)
-                             .Bind(3, std::string_view(checked[i].trace_hash))
-                             .Step()) {
-        TT_USER_ERROR("{}: record {}: workload {} has no ok record of this trace on '{}'",
-                      Describe(), i, r.workload, r.target);
-      }
-      AddToRow(updated, find_ok_record_.Int(0), find_ok_record_.Text(1), r.run_secs, i, Describe());
+      FindOkRecord(checked[i], i);
+      AddToRow(updated, find_ok_record_.Int(0), find_ok_record_.Text(1), checked[i].record.run_secs,
+               i, Describe());
     }
     for (const auto& [id, r] : updated) {
       update_run_secs_.Reset()
@@ -263,6 +258,27 @@ class SqliteDatabase : public Database {
     }
     tx.Commit();
     return updated.size();
+  }
+
+  size_t MarkFailed(const std::vector<TuningRecord>& records) override {
+    std::vector<CheckedRecord> checked = CheckForMarkFailed(records);
+    if (checked.empty()) return 0;
+    SqliteWriteTransaction tx(db_);
+    std::map<int64_t, const TuningRecord*> failed;  // row id -> its failure
+    for (size_t i = 0; i < checked.size(); ++i) {
+      ResetOnExit reset(find_ok_record_);
+      FindOkRecord(checked[i], i);
+      failed[find_ok_record_.Int(0)] = &checked[i].record;
+    }
+    for (const auto& [id, r] : failed) {
+      mark_failed_.Reset()
+          .Bind(1, id)
+          .Bind(2, RecordStatusName(r->status))
+          .Bind(3, std::string_view(r->error))
+          .Run();
+    }
+    tx.Commit();
+    return failed.size();
   }
 
   std::vector<TuningRecord> TopK(WorkloadId workload, std::string_view target, size_t k) override {
@@ -436,6 +452,21 @@ class SqliteDatabase : public Database {
     return r;
   }
 
+  // Steps find_ok_record_ onto the stored ok record of `c` (its id, then its samples' text);
+  // UserError naming record `index` of a batch when there is none. The caller resets it.
+  void FindOkRecord(const CheckedRecord& c, size_t index) {
+    const TuningRecord& r = c.record;
+    std::optional<int64_t> target_id = FindTargetId(r.target);
+    if (!target_id || !find_ok_record_.Reset()
+                           .Bind(1, r.workload)
+                           .Bind(2, *target_id)
+                           .Bind(3, std::string_view(c.trace_hash))
+                           .Step()) {
+      TT_USER_ERROR("{}: record {}: workload {} has no ok record of this trace on '{}'", Describe(),
+                    index, r.workload, r.target);
+    }
+  }
+
   std::optional<int64_t> FindTargetId(const std::string& target) {
     auto it = target_ids_.find(target);
     if (it != target_ids_.end()) return it->second;
@@ -461,7 +492,7 @@ class SqliteDatabase : public Database {
   SqliteConnection db_;
   SqliteStatement find_workloads_, all_workloads_, insert_workload_, has_workload_, find_target_,
       insert_target_, insert_record_, top_k_, records_of_, all_records_, stats_, count_,
-      find_ok_record_, update_run_secs_;
+      find_ok_record_, update_run_secs_, mark_failed_;
   ParsedWorkloads parsed_;
   std::unordered_set<WorkloadId> known_workloads_;
   std::unordered_set<int64_t> warned_records_;  // ids of unreadable rows already reported

@@ -144,7 +144,7 @@ bool RetimeOnce(const RetimeTask& task, int rounds, bool first, const std::strin
                            "a new runner process",
                            task.name, library_names, tuned_part, rounds));
   std::vector<std::vector<double>> samples(n);
-  std::vector<std::string> failures(n);
+  std::vector<std::optional<MeasureResult>> failures(n);  // each finalist's first failure
   for (int round = 0; round < rounds; ++round) {
     // A turn in a process of its own: a kernel's speed can depend on where its buffers landed in
     // physical memory, which a process keeps (Runner::StartAfresh).
@@ -161,19 +161,29 @@ bool RetimeOnce(const RetimeTask& task, int rounds, bool first, const std::strin
       if (result.ok()) {
         std::vector<double>& to = samples[finalist_of[i]];
         to.insert(to.end(), result.seconds.begin(), result.seconds.end());
-      } else if (failures[finalist_of[i]].empty()) {
-        failures[finalist_of[i]] = fmt::format(
-            "{}: {}", RecordStatusName(ToRecordStatus(result.status)), ErrorText(result));
+      } else if (!failures[finalist_of[i]]) {
+        failures[finalist_of[i]] = result;
       }
     }
   }
   std::vector<TuningRecord> more;
+  std::vector<TuningRecord> failed;
   std::string changes;
   for (size_t j = 0; j < n; ++j) {
     retimed.insert(finalists[j]->trace.dump());
-    if (!failures[j].empty()) {
-      say(fmt::format("task '{}': {} failed when measured again and gets no samples from it: {}",
-                      task.name, names[j], failures[j]));
+    if (failures[j]) {
+      // A kernel that computed a wrong result, crashed or hung once is not run, however fast it
+      // measured before: its record becomes the failure.
+      TuningRecord f = *finalists[j];
+      f.status = ToRecordStatus(failures[j]->status);
+      f.error = fmt::format("measured again after {:.4f} ms over {} sample(s): {}",
+                            *finalists[j]->median_secs * 1e3, finalists[j]->run_secs.size(),
+                            ErrorText(*failures[j]));
+      say(
+          fmt::format("task '{}': {} failed when measured again ({}): its record is marked {} and "
+                      "never runs",
+                      task.name, names[j], ErrorText(*failures[j]), RecordStatusName(f.status)));
+      failed.push_back(std::move(f));
       continue;
     }
     more.push_back(*finalists[j]);
@@ -184,7 +194,10 @@ bool RetimeOnce(const RetimeTask& task, int rounds, bool first, const std::strin
                            MedianOf(all).value_or(0) * 1e3);
   }
   db.AddRunSecs(more);
-  say(fmt::format("task '{}': medians over every measurement: {}", task.name, changes));
+  db.MarkFailed(failed);
+  if (!changes.empty()) {
+    say(fmt::format("task '{}': medians over every measurement: {}", task.name, changes));
+  }
   return true;
 }
 

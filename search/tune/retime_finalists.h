@@ -38,9 +38,10 @@ struct RetimeTask {
 /// than 25% to one unlucky run). Measured once, the best of many candidates is also the luckiest,
 /// so when a record measured once leads afterwards, it and the next close ones, up to six at a
 /// time, are measured the same way (with the library's again), in up to six rounds in all (the log
-/// says when a record measured once still leads after them). A finalist that fails now is logged
-/// and gets no samples (it keeps its median: still the one `compile` would weigh); one that no
-/// longer replays is left out. Returns the record that runs afterwards among those timed alike
+/// says when a record measured once still leads after them). A finalist that fails now (a wrong
+/// result, a crash, a timeout) is logged and its record becomes that failure
+/// (Database::MarkFailed): it never runs, however fast it measured before; one that no longer
+/// replays is left out. Returns the record that runs afterwards among those timed alike
 /// (KeptRecord: the library's within 3% of the best tuned one), or nullopt when nothing was
 /// measured (no library record, none close, rounds 0).
 std::optional<TuningRecord> RetimeFinalists(const RetimeTask& task, int rounds,

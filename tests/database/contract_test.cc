@@ -269,6 +269,62 @@ TEST_P(Contract, AddingRunTimesToNoOkRecordChangesNothing) {
   EXPECT_EQ(db_->AddRunSecs({}), 0u);
 }
 
+TEST_P(Contract, AFailedReMeasurementMakesTheRecordAFailureThatNoBestQueryReturns) {
+  WorkloadId w = db_->CommitWorkload(Gemm()).id;
+  db_->CommitRecords({MakeRecord(w, kCpu, 1, {1.0, 1.0}), MakeRecord(w, kCpu, 2, {1.5}),
+                      MakeRecord(w, kOtherCpu, 1, {0.5})});
+  // Record 1, the best, computed a wrong result when measured again (twice in the batch).
+  TuningRecord wrong = MakeRecord(w, kCpu, 1, {}, RecordStatus::kWrongResult);
+  wrong.error = "measured again: max abs error 3.5";
+  EXPECT_EQ(db_->MarkFailed({wrong, wrong}), 1u);
+  auto check = [&] {
+    std::vector<TuningRecord> top = db_->TopK(w, kCpu, 5);
+    ASSERT_EQ(top.size(), 1u);
+    EXPECT_EQ(top[0].trace, TraceNumbered(2));
+    int found = 0;
+    for (const TuningRecord& r : db_->RecordsOf(w)) {
+      if (r.target != kCpu || r.trace != TraceNumbered(1)) continue;
+      ++found;
+      EXPECT_EQ(r.status, RecordStatus::kWrongResult);
+      EXPECT_EQ(r.error, "measured again: max abs error 3.5");
+      EXPECT_TRUE(r.run_secs.empty());
+      EXPECT_FALSE(r.median_secs.has_value());
+    }
+    EXPECT_EQ(found, 1);
+    // The same trace on another target is another record, still ok.
+    EXPECT_EQ(db_->TopK(w, kOtherCpu, 5).at(0).trace, TraceNumbered(1));
+    EXPECT_EQ(db_->Size(), 3u);
+    for (const RecordGroupStats& g : db_->Stats()) {
+      EXPECT_EQ(g.best_median_secs, g.target == kCpu ? 1.5 : 0.5);
+      if (g.target == kCpu) {
+        EXPECT_EQ(g.num_ok, 1u);
+      }
+    }
+    // Samples are no longer added to it.
+    EXPECT_THROW(db_->AddRunSecs({MakeRecord(w, kCpu, 1, {1.0})}), UserError);
+  };
+  check();
+  if (GetParam().persistent) {
+    Reopen();
+    check();
+    EXPECT_TRUE(warnings_.messages.empty()) << warnings_.messages[0];
+  }
+  // All or none: an ok status, a trace never stored or a record already failed refuse the batch.
+  TuningRecord slow = MakeRecord(w, kCpu, 2, {}, RecordStatus::kTimeout);
+  for (const TuningRecord& bad :
+       {MakeRecord(w, kCpu, 2, {1.0}), MakeRecord(w, kCpu, 7, {}, RecordStatus::kTimeout),
+        MakeRecord(w, kCpu, 1, {}, RecordStatus::kTimeout)}) {
+    try {
+      db_->MarkFailed({slow, bad});
+      ADD_FAILURE() << "expected a UserError";
+    } catch (const UserError& e) {
+      EXPECT_NE(std::string(e.what()).find("record 1"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_EQ(db_->TopK(w, kCpu, 5).size(), 1u);
+  EXPECT_EQ(db_->MarkFailed({}), 0u);
+}
+
 TEST_P(Contract, TraceKeyOrderDoesNotMakeANewRecord) {
   WorkloadId w = db_->CommitWorkload(Gemm()).id;
   TuningRecord r = MakeRecord(w, kCpu, 1, {1.0});

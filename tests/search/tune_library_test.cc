@@ -298,6 +298,81 @@ TEST_F(TuneTest, ManyLuckyRecordsAreMeasuredAgainUntilTheLeaderIsOneMeasuredAgai
   EXPECT_EQ(r.tasks[0].best_trace, kept->trace);
 }
 
+// Answers every candidate ok (tuned kernels 1 ms, the library's 2 ms) until StartAfresh, which the
+// re-timing calls before every turn; then a wrong result for every tuned kernel, as a kernel with a
+// race would give one run in many.
+class WrongWhenMeasuredAgainRunner : public Runner {
+ public:
+  std::vector<MeasureResult> Measure(const std::vector<MeasureCandidate>& candidates,
+                                     const SlowCutoff&, const MeasureCallback& on_result) override {
+    std::vector<MeasureResult> out;
+    for (size_t i = 0; i < candidates.size(); ++i) {
+      MeasureResult r;
+      const bool library = !candidates[i].library.empty();
+      if (again_ && !library) {
+        r.status = MeasureStatus::kWrongResult;
+        r.message = "max abs error 3.5 against the reference";
+      } else {
+        const double t = library ? 2e-3 : 1e-3;
+        r.seconds = {t, t};
+        r.median = t;
+        r.number = 1;
+      }
+      if (on_result) on_result(i, r);
+      out.push_back(std::move(r));
+    }
+    return out;
+  }
+  void StartAfresh() override { again_ = true; }
+  std::string Describe() const override { return "wrong-when-measured-again test double"; }
+
+ private:
+  bool again_ = false;
+};
+
+// A finalist that computes a wrong result when measured again is never run, however fast it
+// measured before: its record becomes the failure, and the library's kernel is kept.
+TEST_F(TuneTest, AFinalistWrongWhenMeasuredAgainBecomesAFailedRecordAndNeverRuns) {
+  TuneTask task = ConvComposite();
+  std::unique_ptr<Database> db = OpenDatabase((dir_ / "wrong.db").string());
+  WrongWhenMeasuredAgainRunner runner;
+  TuneOptions o = SmallOptions(10);
+  std::string lines;
+  o.log = [&](const std::string& l) { lines += l + "\n"; };
+  TuneResult r = Tune({task}, *db, o, runner);
+  EXPECT_NE(lines.find("failed when measured again (max abs error 3.5 against the reference): "
+                       "its record is marked wrong_result and never runs"),
+            std::string::npos)
+      << lines;
+  size_t failed = 0;
+  std::optional<TuningRecord> library;
+  for (const TuningRecord& rec : db->RecordsOf(r.tasks[0].workload)) {
+    if (Offloads(rec)) {
+      if (rec.trace["insts"][0]["attrs"].value("algorithm", "").empty()) library = rec;
+      continue;
+    }
+    if (rec.status == RecordStatus::kOk) continue;  // never a finalist: measured once, 1 ms
+    ++failed;
+    EXPECT_EQ(rec.status, RecordStatus::kWrongResult);
+    EXPECT_NE(rec.error.find("measured again after 1.0000 ms over 2 sample(s): max abs error 3.5"),
+              std::string::npos)
+        << rec.error;
+    EXPECT_TRUE(rec.run_secs.empty());
+  }
+  // The best two the first round, then six more a round while a record measured once leads.
+  EXPECT_GE(failed, 2u);
+  ASSERT_TRUE(library);
+  EXPECT_EQ(library->status, RecordStatus::kOk);
+  EXPECT_GT(library->run_secs.size(), 2u);  // measured again
+  std::optional<TuningRecord> kept = KeptRecord(*db, r.tasks[0].workload, library->target);
+  ASSERT_TRUE(kept);
+  EXPECT_TRUE(Offloads(*kept));
+  EXPECT_EQ(r.tasks[0].best_trace, kept->trace);
+  for (const TuningRecord& top : db->TopK(r.tasks[0].workload, library->target, 100)) {
+    EXPECT_TRUE(Offloads(top) || top.run_secs.size() == 2u) << "a record measured again is ok";
+  }
+}
+
 // The GELU's constants are measured with their values (the composite states them): oneDNN's
 // kernel, which computes the GELU itself, is verified ok against the reference.
 TEST_F(TuneTest, ALibraryKernelThatDependsOnConstantsIsMeasuredWithTheirValues) {

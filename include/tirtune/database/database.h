@@ -140,6 +140,15 @@ class Database {
   /// or its samples are invalid. Returns how many were updated.
   virtual size_t AddRunSecs(const std::vector<TuningRecord>& records) = 0;
 
+  /// A re-measurement that failed: for each of `records` (workload, target, trace, status and
+  /// error are read, the rest ignored; the status is not ok), the stored ok record with the same
+  /// workload, target and trace takes that status and error and loses its samples, like a record
+  /// that failed when first measured, so that no best-record query returns it again: a kernel that
+  /// once computed a wrong result, crashed or hung is not run, however fast it measured before.
+  /// All or none: UserError, nothing changed, when one is ok or not stored as an ok record.
+  /// Returns how many were changed.
+  virtual size_t MarkFailed(const std::vector<TuningRecord>& records) = 0;
+
   /// The `k` ok records of (workload, target) with the smallest median, ascending (ties: first
   /// committed first). Never returns failures or another target's records.
   virtual std::vector<TuningRecord> TopK(WorkloadId workload, std::string_view target,
