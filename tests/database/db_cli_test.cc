@@ -77,6 +77,32 @@ TEST_F(DbCli, BestGivesTheTopRecordsPerTarget) {
   EXPECT_NE(r.out.find("1.000 ms"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("2.000 ms"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("3.000 ms"), std::string::npos) << r.out;  // -k 1
+  EXPECT_EQ(r.out.find("compile runs"), std::string::npos) << r.out;
+}
+
+TEST_F(DbCli, BestSaysWhenCompileRunsTheLibrarysRecordWithinThreePercentOfTheBest) {
+  {
+    std::unique_ptr<Database> db = OpenDatabase(db_);
+    TuningRecord library = MakeRecord(db->CommitWorkload(Gemm(16)).id, kCpu, 9, {1.02e-3});
+    library.trace = json::parse(
+        R"({"format":"tirtune-trace","insts":[{"attrs":{"composite":"dnnl.matmul"},"inputs":[],)"
+        R"("kind":"Offload","outputs":[],"v":1}],"version":1})");
+    db->CommitRecords({library});
+  }
+  Result r = Run("db best --db " + db_ + " --workload gemm:16,16,16");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("compile runs the library's record (1.020 ms): the best is less than 3% "
+                       "faster"),
+            std::string::npos)
+      << r.out;
+  r = Run("db best --json --db " + db_ + " --workload gemm:16,16,16 --target '" +
+          std::string(kCpu) + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json j = json::parse(r.out);
+  ASSERT_EQ(j.size(), 1u);
+  EXPECT_EQ(j[0]["records"][0]["median_secs"], 1e-3);
+  EXPECT_EQ(j[0]["runs"]["median_secs"], 1.02e-3);
+  EXPECT_EQ(j[0]["runs"]["trace"]["insts"][0]["kind"], "Offload");
 }
 
 TEST_F(DbCli, ShowPrintsTheWorkloadAndAllItsRecords) {
