@@ -195,13 +195,19 @@ std::vector<RecordGroupStats> MemoryDatabase::Stats() {
   return out;
 }
 
-size_t MemoryDatabase::Prune(size_t keep) {
+size_t MemoryDatabase::Prune(size_t keep,
+                             const std::function<bool(const TuningRecord&)>& also_keep) {
   std::vector<bool> kept(records_.size(), false);
   for (const auto& [key, group] : groups_) {
     size_t n = 0;
     for (const auto& [median, index] : group.ok) {
-      if (n++ >= keep) break;
-      kept[index] = true;
+      if (n++ < keep) {
+        kept[index] = true;
+      } else if (!also_keep) {
+        break;
+      } else {
+        kept[index] = also_keep(records_[index].record);
+      }
     }
   }
   std::vector<const WorkloadEntry*> workloads;

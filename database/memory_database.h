@@ -30,7 +30,7 @@ class MemoryDatabase : public Database {
   void ForEachRecord(const std::function<void(const TuningRecord&)>& fn) override;
   std::vector<RecordGroupStats> Stats() override;
   size_t Size() override { return records_.size(); }
-  size_t Prune(size_t keep) override;
+  size_t Prune(size_t keep, const std::function<bool(const TuningRecord&)>& also_keep) override;
   std::string Describe() const override { return "in-memory database"; }
 
  protected:

@@ -280,13 +280,14 @@ class PostgresDatabase : public Database {
     return static_cast<size_t>(rows.Int(0, 0));
   }
 
-  size_t Prune(size_t keep) override {
+  size_t Prune(size_t keep, const std::function<bool(const TuningRecord&)>& also_keep) override {
     db_.EnsureConnected();
     // The records kept are chosen by reading them, best first: a row that cannot be used is
     // never kept, however fast it claims to be, and goes with the rest after its warning. The
     // table is locked against writers meanwhile, so that a record another tuner commits during
     // the prune is never removed unread. The ranking reads three numbers a row; whole rows are
-    // read a page at a time, only until each group has `keep` usable ones.
+    // read a page at a time, only until each group has `keep` usable ones (all of them when
+    // `also_keep` is given).
     PgTransaction tx(db_);
     db_.Exec("LOCK TABLE tuning_record IN SHARE ROW EXCLUSIVE MODE", "locking the records");
     PgRows ranked = db_.Query(
@@ -303,7 +304,7 @@ class PostgresDatabase : public Database {
         ++end;
       }
       size_t kept = 0;
-      for (int page = begin; page < end && kept < keep; page += kPage) {
+      for (int page = begin; page < end && (kept < keep || also_keep); page += kPage) {
         std::string ids;
         for (int i = page; i < std::min(end, page + kPage); ++i) {
           ids += (ids.empty() ? "" : ",") + std::to_string(ranked.Int(i, 0));
@@ -313,8 +314,9 @@ class PostgresDatabase : public Database {
                         "WHERE r.id = ANY($1::bigint[]) ORDER BY r.median_secs, r.id",
                         kRecordColumns),
             PgParams().Add(std::string_view("{" + ids + "}")), "reading the best records");
-        for (int i = 0; i < rows.size() && kept < keep; ++i) {
-          if (ReadRecordRow(rows, i)) {
+        for (int i = 0; i < rows.size() && (kept < keep || also_keep); ++i) {
+          std::optional<TuningRecord> r = ReadRecordRow(rows, i);
+          if (r && (kept < keep || also_keep(*r))) {
             keep_ids += (keep_ids.empty() ? "" : ",") + std::to_string(rows.Int(i, 0));
             ++kept;
           }

@@ -333,7 +333,7 @@ class SqliteDatabase : public Database {
     return static_cast<size_t>(count_.Int(0));
   }
 
-  size_t Prune(size_t keep) override {
+  size_t Prune(size_t keep, const std::function<bool(const TuningRecord&)>& also_keep) override {
     // The records kept are chosen by reading them, best first: a row that cannot be used is
     // never kept, however fast it claims to be (it would have displaced the good ones), and goes
     // with the rest after its warning. All inside one write transaction.
@@ -354,9 +354,14 @@ class SqliteDatabase : public Database {
         group = std::move(row_group);
         kept = 0;
       }
-      if (kept < keep && ReadRecordRow(ranked)) {
-        keep_row.Reset().Bind(1, ranked.Int(0)).Run();
-        ++kept;
+      if (kept < keep) {
+        if (ReadRecordRow(ranked)) {
+          keep_row.Reset().Bind(1, ranked.Int(0)).Run();
+          ++kept;
+        }
+      } else if (also_keep) {
+        std::optional<TuningRecord> r = ReadRecordRow(ranked);
+        if (r && also_keep(*r)) keep_row.Reset().Bind(1, ranked.Int(0)).Run();
       }
     }
     db_.Exec("DELETE FROM tuning_record WHERE id NOT IN (SELECT id FROM prune_keep)");

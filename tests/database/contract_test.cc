@@ -453,6 +453,25 @@ TEST_P(Contract, PruneKeepsTheBestOfEachWorkloadAndTarget) {
   EXPECT_EQ(db_->TopK(w, kCpu, 1).at(0).trace, TraceNumbered(7));
 }
 
+TEST_P(Contract, PruneAlsoKeepsTheOkRecordsAPredicateAccepts) {
+  WorkloadId w = db_->CommitWorkload(Gemm()).id;
+  db_->CommitRecords({MakeRecord(w, kCpu, 1, {3.0}), MakeRecord(w, kCpu, 2, {1.0}),
+                      MakeRecord(w, kCpu, 3, {2.0}), MakeRecord(w, kCpu, 4, {4.0}),
+                      MakeRecord(w, kCpu, 5, {}, RecordStatus::kTimeout)});
+  // Record 4 (the slowest) is accepted, record 2 too (kept anyway); a failure never is.
+  auto accepted = [](const TuningRecord& r) {
+    return r.trace == TraceNumbered(4) || r.trace == TraceNumbered(2) ||
+           r.trace == TraceNumbered(5);
+  };
+  EXPECT_EQ(db_->Prune(/*keep=*/1, accepted), 3u);
+  if (GetParam().persistent) Reopen();
+  std::vector<TuningRecord> top = db_->TopK(w, kCpu, 10);
+  ASSERT_EQ(top.size(), 2u);
+  EXPECT_EQ(top[0].trace, TraceNumbered(2));
+  EXPECT_EQ(top[1].trace, TraceNumbered(4));
+  EXPECT_EQ(db_->Size(), 2u);
+}
+
 TEST_P(Contract, ContentsSurviveReopening) {
   if (!GetParam().persistent) GTEST_SKIP() << "in-memory";
   WorkloadId w = db_->CommitWorkload(Gemm()).id;

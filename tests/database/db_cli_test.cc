@@ -42,6 +42,15 @@ class DbCli : public ::testing::Test {
 
   Result Run(const std::string& args) { return testing::RunCli(bin_, args, dir_.path()); }
 
+  // A library's record of workload `w` on kCpu (oneDNN's matmul), numbered `n`, at `seconds`.
+  static TuningRecord LibraryRecord(WorkloadId w, int n, double seconds) {
+    TuningRecord r = MakeRecord(w, kCpu, n, {seconds});
+    r.trace = json::parse(
+        R"({"format":"tirtune-trace","insts":[{"attrs":{"composite":"dnnl.matmul"},"inputs":[],)"
+        R"("kind":"Offload","outputs":[],"v":1}],"version":1})");
+    return r;
+  }
+
   TempDir dir_;
   std::string bin_;
   std::string db_;
@@ -83,11 +92,7 @@ TEST_F(DbCli, BestGivesTheTopRecordsPerTarget) {
 TEST_F(DbCli, BestSaysWhenCompileRunsTheLibrarysRecordWithinThreePercentOfTheBest) {
   {
     std::unique_ptr<Database> db = OpenDatabase(db_);
-    TuningRecord library = MakeRecord(db->CommitWorkload(Gemm(16)).id, kCpu, 9, {1.02e-3});
-    library.trace = json::parse(
-        R"({"format":"tirtune-trace","insts":[{"attrs":{"composite":"dnnl.matmul"},"inputs":[],)"
-        R"("kind":"Offload","outputs":[],"v":1}],"version":1})");
-    db->CommitRecords({library});
+    db->CommitRecords({LibraryRecord(db->CommitWorkload(Gemm(16)).id, 9, 1.02e-3)});
   }
   Result r = Run("db best --db " + db_ + " --workload gemm:16,16,16");
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -212,12 +217,21 @@ TEST_F(DbCli, TuneRefusesADamagedDatabase) {
   EXPECT_NE(r.err.find("tirtune db check"), std::string::npos) << r.err;
 }
 
-TEST_F(DbCli, PruneKeepsTheBestPerWorkloadAndTarget) {
+TEST_F(DbCli, PruneKeepsTheBestPerWorkloadAndTargetAndTheLibrarysRecords) {
+  {
+    std::unique_ptr<Database> db = OpenDatabase(db_);
+    db->CommitRecords({LibraryRecord(db->CommitWorkload(Gemm(16)).id, 9, 1.02e-3)});
+  }
   Result r = Run("db prune --json --keep 1 --db " + db_);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   json j = json::parse(r.out);
   EXPECT_EQ(j["removed"], 2);
-  EXPECT_EQ(j["left"], 3);
+  EXPECT_EQ(j["left"], 4);
+  // The library's record, second best, stays: compile runs it.
+  r = Run("db best --json --db " + db_ + " --workload gemm:16,16,16 --target '" +
+          std::string(kCpu) + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(json::parse(r.out)[0]["runs"]["median_secs"], 1.02e-3);
 }
 
 TEST_F(DbCli, MistakesAreReportedWithExitCode1) {

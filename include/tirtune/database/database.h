@@ -162,9 +162,12 @@ class Database {
   /// The number of stored records.
   virtual size_t Size() = 0;
 
-  /// Keeps, for each (workload, target), the `keep` best ok records and deletes every other
-  /// record, failures included. Workloads stay. Returns the number deleted.
-  virtual size_t Prune(size_t keep) = 0;
+  /// Keeps, for each (workload, target), the `keep` best ok records, and every other ok record
+  /// `also_keep` accepts (when given: `tirtune db prune` keeps a library's records, which
+  /// `compile` may run in place of the best), and deletes every other record, failures included.
+  /// Workloads stay. Returns the number deleted.
+  virtual size_t Prune(size_t keep,
+                       const std::function<bool(const TuningRecord&)>& also_keep = nullptr) = 0;
 
   /// Describes the storage for messages, e.g. "SQLite database 'tuning.db'" or "PostgreSQL
   /// database 'postgresql://tuner@db-host:5432/tuning'" (never with a password).
