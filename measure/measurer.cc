@@ -152,6 +152,16 @@ std::vector<MeasureResult> Measurer::Measure(const MeasureTask& task,
                                              const std::vector<PrimFunc>& scheduled,
                                              const SlowCutoff& cutoff,
                                              const MeasureCallback& on_result) {
+  BuiltBatch batch = Build(task, scheduled);
+  const double build = last_.build;
+  std::vector<size_t> order(scheduled.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::vector<MeasureResult> results = MeasureBuilt(batch, order, cutoff, on_result);
+  last_.build = build;  // (counted in total_ by Build)
+  return results;
+}
+
+BuiltBatch Measurer::Build(const MeasureTask& task, const std::vector<PrimFunc>& scheduled) {
   auto start = std::chrono::steady_clock::now();
   // Library candidates are not compiled: the runner builds the library's kernel.
   std::vector<PrimFunc> compiled;
@@ -177,26 +187,45 @@ std::vector<MeasureResult> Measurer::Measure(const MeasureTask& task,
           fmt::format("offloaded to {}, but no library can run this function", composite);
     }
   }
-  last_.build = SecondsSince(start);
-
-  start = std::chrono::steady_clock::now();
-  std::vector<MeasureResult> results(scheduled.size());
-  std::vector<MeasureCandidate> candidates;
-  std::vector<size_t> slots;
+  BuiltBatch batch;
+  batch.build_results.resize(scheduled.size());
+  batch.candidates.resize(scheduled.size());
   for (size_t i = 0; i < built.size(); ++i) {
     if (!built[i].ok()) {
-      results[i].status = MeasureStatus::kBuildError;
-      results[i].message = built[i].message;
-      if (on_result) on_result(i, results[i]);
+      batch.build_results[i].status = MeasureStatus::kBuildError;
+      batch.build_results[i].message = built[i].message;
       continue;
     }
-    candidates.push_back(CandidateFor(task, std::move(built[i])));
+    batch.candidates[i] = CandidateFor(task, std::move(built[i]));
     if (!OffloadedComposite(scheduled[i]).empty()) {
       // The composite as the candidate asks the library to run it.
-      candidates.back().library =
+      batch.candidates[i]->library =
           offload::CompositeWithAlgorithm(task.library, OffloadedAlgorithm(scheduled[i]));
     }
-    slots.push_back(i);
+  }
+  last_.build = SecondsSince(start);
+  last_.run = 0;
+  total_.build += last_.build;
+  return batch;
+}
+
+std::vector<MeasureResult> Measurer::MeasureBuilt(const BuiltBatch& batch,
+                                                  const std::vector<size_t>& order,
+                                                  const SlowCutoff& cutoff,
+                                                  const MeasureCallback& on_result) {
+  auto start = std::chrono::steady_clock::now();
+  std::vector<MeasureResult> results(order.size());
+  std::vector<MeasureCandidate> candidates;
+  std::vector<size_t> slots;  // candidate -> position in `order`
+  for (size_t k = 0; k < order.size(); ++k) {
+    const std::optional<MeasureCandidate>& candidate = batch.candidates.at(order[k]);
+    if (!candidate) {
+      results[k] = batch.build_results.at(order[k]);
+      if (on_result) on_result(k, results[k]);
+      continue;
+    }
+    candidates.push_back(*candidate);
+    slots.push_back(k);
   }
   MeasureCallback forward;
   if (on_result) {
@@ -204,8 +233,8 @@ std::vector<MeasureResult> Measurer::Measure(const MeasureTask& task,
   }
   std::vector<MeasureResult> measured = runner_->Measure(candidates, cutoff, forward);
   for (size_t j = 0; j < slots.size(); ++j) results[slots[j]] = std::move(measured[j]);
+  last_.build = 0;
   last_.run = SecondsSince(start);
-  total_.build += last_.build;
   total_.run += last_.run;
   return results;
 }

@@ -145,17 +145,14 @@ bool RetimeOnce(const RetimeTask& task, int rounds, bool first, const std::strin
                            task.name, library_names, tuned_part, rounds));
   std::vector<std::vector<double>> samples(n);
   std::vector<std::optional<MeasureResult>> failures(n);  // each finalist's first failure
+  const BuiltBatch built = measurer.Build(task.measure, schedules);  // once for every turn
   for (int round = 0; round < rounds; ++round) {
     // A turn in a process of its own: a kernel's speed can depend on where its buffers landed in
     // physical memory, which a process keeps (Runner::StartAfresh).
     measurer.runner().StartAfresh();
-    std::vector<PrimFunc> funcs;
     std::vector<size_t> finalist_of;
-    for (size_t j = 0; j < n; ++j) {
-      finalist_of.push_back((round + j) % n);
-      funcs.push_back(schedules[finalist_of.back()]);
-    }
-    std::vector<MeasureResult> results = measurer.Measure(task.measure, funcs);
+    for (size_t j = 0; j < n; ++j) finalist_of.push_back((round + j) % n);
+    std::vector<MeasureResult> results = measurer.MeasureBuilt(built, finalist_of);
     for (size_t i = 0; i < results.size(); ++i) {
       const MeasureResult& result = results[i];
       if (result.ok()) {

@@ -568,7 +568,8 @@ TuneResult Tune(const std::vector<TuneTask>& tasks, Database& db, const TuneOpti
     if (s.library.empty()) continue;
     std::optional<TuningRecord> best;
     if (!run.out.interrupted && !Stopping(options) && s.result.trials > 0) {
-      // Every Measure call of the re-timing counts (it makes one per turn and round).
+      // Every build and measurement of the re-timing counts (one build a round, a measurement
+      // a turn).
       const MeasureTimes before = run.measurer.total_times();
       best = RetimeFinalists({s.result.name, s.func, s.measure, s.result.workload, s.composite,
                               TimingOf(options.runner.timer)},

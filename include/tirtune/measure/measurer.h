@@ -78,6 +78,15 @@ struct MeasureTimes {
   double run = 0;
 };
 
+/// A batch built once (Measurer::Build), to measure as often as needed (Measurer::MeasureBuilt):
+/// the re-timing measures the same finalists in many runner processes.
+struct BuiltBatch {
+  /// One per function: its build error (MeasureStatus::kBuildError), or ok when it built.
+  std::vector<MeasureResult> build_results;
+  /// One per function: what the runner measures; nullopt for one that did not build.
+  std::vector<std::optional<MeasureCandidate>> candidates;
+};
+
 class Measurer {
  public:
   /// Measures on a local RunnerPool made from `runner`.
@@ -93,6 +102,13 @@ class Measurer {
                                      const std::vector<PrimFunc>& scheduled,
                                      const SlowCutoff& cutoff = {},
                                      const MeasureCallback& on_result = {});
+  /// Measure in two steps: Build the functions once (a library candidate is not compiled), then
+  /// MeasureBuilt them in the order `order` gives (indices into the batch; one result each, in
+  /// that order), as often as needed.
+  BuiltBatch Build(const MeasureTask& task, const std::vector<PrimFunc>& scheduled);
+  std::vector<MeasureResult> MeasureBuilt(const BuiltBatch& batch, const std::vector<size_t>& order,
+                                          const SlowCutoff& cutoff = {},
+                                          const MeasureCallback& on_result = {});
 
   /// Time spent in the last Measure call, and in all of them.
   const MeasureTimes& last_times() const { return last_; }
