@@ -619,7 +619,9 @@ class Suite:
         if trials != self.trials:
             sys.exit(f"suite: --resume: {path} was run with {trials} trials per workload, "
                      f"this run asks for {self.trials}")
-        theirs = results.get("settings", {})
+        # Settings a file written before they existed ran as: every kernel got --pairs pairs.
+        theirs = dict({"short_ms": settings["short_ms"], "short_pairs_factor": 1},
+                      **results.get("settings", {}))
         for key, value in settings.items():
             if theirs.get(key) != value:
                 sys.exit(f"suite: --resume: {path} was run with {key} = {theirs.get(key)!r}, "

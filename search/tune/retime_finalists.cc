@@ -32,6 +32,13 @@ constexpr int kMaxRetimes = 6;
 constexpr double kCheapKernelSecs = 0.5e-3;
 constexpr int kCheapTurnsFactor = 3;
 
+// Whether a measurement that ended with `status` is the kernel's own fault (a wrong result, a
+// crash), not the run's (a timeout on a busy host, a runner stopped or lost, a build error of
+// this version of the program).
+bool KernelsFault(MeasureStatus status) {
+  return status == MeasureStatus::kWrongResult || status == MeasureStatus::kRuntimeError;
+}
+
 // A library record as the log names it: "dnnl.conv2d", "dnnl.conv2d (winograd4)".
 std::string LibraryName(const RetimeTask& task, const TuningRecord& r) {
   const std::string algorithm = OffloadAlgorithm(r);
@@ -147,6 +154,7 @@ bool RetimeOnce(const RetimeTask& task, int rounds, bool first, const std::strin
   std::vector<std::optional<MeasureResult>> failures(n);  // each finalist's first failure
   const BuiltBatch built = measurer.Build(task.measure, schedules);  // once for every turn
   for (int round = 0; round < rounds; ++round) {
+    if (task.stop != nullptr && task.stop->load()) return false;  // nothing of this round written
     // A turn in a process of its own: a kernel's speed can depend on where its buffers landed in
     // physical memory, which a process keeps (Runner::StartAfresh).
     measurer.runner().StartAfresh();
@@ -168,8 +176,15 @@ bool RetimeOnce(const RetimeTask& task, int rounds, bool first, const std::strin
   std::string changes;
   for (size_t j = 0; j < n; ++j) {
     retimed.insert(finalists[j]->trace.dump());
+    if (failures[j] && !KernelsFault(failures[j]->status)) {
+      say(fmt::format(
+          "task '{}': {} failed when measured again and gets no samples from it: {}: "
+          "{}",
+          task.name, names[j], MeasureStatusName(failures[j]->status), ErrorText(*failures[j])));
+      continue;
+    }
     if (failures[j]) {
-      // A kernel that computed a wrong result, crashed or hung once is not run, however fast it
+      // A kernel that computed a wrong result or crashed once is not run, however fast it
       // measured before: its record becomes the failure.
       TuningRecord f = *finalists[j];
       f.status = ToRecordStatus(failures[j]->status);
@@ -190,8 +205,12 @@ bool RetimeOnce(const RetimeTask& task, int rounds, bool first, const std::strin
     changes += fmt::format("{}{} -> {:.4f} ms", changes.empty() ? "" : ", ", names[j],
                            MedianOf(all).value_or(0) * 1e3);
   }
-  db.AddRunSecs(more);
-  db.MarkFailed(failed);
+  try {
+    db.AddRunSecs(more);
+    db.MarkFailed(failed);
+  } catch (const UserError& e) {  // another tuner sharing the database changed a record first
+    say(fmt::format("task '{}': the re-timing's samples were not stored: {}", task.name, e.what()));
+  }
   if (!changes.empty()) {
     say(fmt::format("task '{}': medians over every measurement: {}", task.name, changes));
   }

@@ -2,6 +2,7 @@
 // finalists are measured again, in turns, before the record that runs is kept (KeptRecord).
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <optional>
 #include <string>
@@ -19,6 +20,7 @@ struct RetimeTask {
   WorkloadId workload = -1;
   std::string composite;  // the library's composite, e.g. "dnnl.conv2d"
   RecordTiming timing = RecordTiming::kWarm;  // how `measurer` times (TimingOf its timer)
+  const std::atomic<bool>* stop = nullptr;    // when set to true: stop before the next turn
 };
 
 /// One measurement each does not decide between a library's kernel and tuned ones that come
@@ -38,10 +40,13 @@ struct RetimeTask {
 /// than 25% to one unlucky run). Measured once, the best of many candidates is also the luckiest,
 /// so when a record measured once leads afterwards, it and the next close ones, up to six at a
 /// time, are measured the same way (with the library's again), in up to six rounds in all (the log
-/// says when a record measured once still leads after them). A finalist that fails now (a wrong
-/// result, a crash, a timeout) is logged and its record becomes that failure
-/// (Database::MarkFailed): it never runs, however fast it measured before; one that no longer
-/// replays is left out. Returns the record that runs afterwards among those timed alike
+/// says when a record measured once still leads after them). A finalist whose kernel fails now (a
+/// wrong result, a crash: the kernel's own fault) is logged and its record becomes that failure
+/// (Database::MarkFailed): it never runs, however fast it measured before; one that fails
+/// otherwise (a timeout, a lost runner, a build error of this version) is logged and gets no
+/// samples; one that no longer replays is left out. `task.stop` ends the re-timing before the
+/// next turn, the round's samples unwritten. A database write refused (another tuner changed
+/// the record first) is logged. Returns the record that runs afterwards among those timed alike
 /// (KeptRecord: the library's within 3% of the best tuned one), or nullopt when nothing was
 /// measured (no library record, none close, rounds 0).
 std::optional<TuningRecord> RetimeFinalists(const RetimeTask& task, int rounds,

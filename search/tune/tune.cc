@@ -572,7 +572,7 @@ TuneResult Tune(const std::vector<TuneTask>& tasks, Database& db, const TuneOpti
       // a turn).
       const MeasureTimes before = run.measurer.total_times();
       best = RetimeFinalists({s.result.name, s.func, s.measure, s.result.workload, s.composite,
-                              TimingOf(options.runner.timer)},
+                              TimingOf(options.runner.timer), options.stop},
                              options.library_retimes, run.target, run.db, run.measurer,
                              run.options.log);
       run.out.build_seconds += run.measurer.total_times().build - before.build;

@@ -184,7 +184,8 @@ void RunBest(const BestOptions& opts, const GlobalOptions& global) {
     for (const std::string& target : targets[w.id]) {
       std::vector<TuningRecord> top = db->TopK(w.id, target, opts.k);
       if (top.empty()) continue;
-      // The record `compile` runs: the best, or a library's within 3% of it (KeptRecord).
+      // The record `compile --offload measured` (the default) runs: the best, or a library's
+      // within 3% of it (KeptRecord).
       TuningRecord runs = KeptRecord(*db, w.id, target).value_or(top[0]);
       if (global.json) {
         ordered_json records = ordered_json::array();
@@ -200,7 +201,8 @@ void RunBest(const BestOptions& opts, const GlobalOptions& global) {
       for (size_t i = 0; i < top.size(); ++i) PrintRecordLine(i + 1, top[i]);
       if (runs.trace != top[0].trace) {
         fmt::print(
-            "      compile runs the library's record ({}): the best is less than {:.0f}% faster\n",
+            "      compile (--offload measured) runs the library's record ({}): the best is less "
+            "than {:.0f}% faster\n",
             FormatSeconds(runs.median_secs), kLibraryMargin * 100);
       }
     }

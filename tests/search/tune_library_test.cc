@@ -209,11 +209,11 @@ TEST_F(TuneTest, CloseOrFasterTunedRecordsAreMeasuredAgainWithTheLibrarysAndThei
       SCOPED_TRACE(Offloads(rec) ? "library" : "tuned");
       EXPECT_EQ(rec.status, RecordStatus::kOk);
       // The stored sample and 3 turns (1 x 3: a kernel under 0.5 ms is measured in three times
-      // as many processes) of 2 samples each (the library's again when a tuned record measured
-      // once led afterwards).
-      ASSERT_GE(rec.run_secs.size(), 7u);
+      // as many processes; one turn when a loaded machine timed the library's over 0.5 ms) of 2
+      // samples each (the library's again when a tuned record measured once led afterwards).
+      ASSERT_GE(rec.run_secs.size(), 3u);
       if (!Offloads(rec)) {
-        EXPECT_EQ(rec.run_secs.size(), 7u);
+        EXPECT_TRUE(rec.run_secs.size() == 7u || rec.run_secs.size() == 3u) << rec.run_secs.size();
       }
       const double stored_secs = Offloads(rec) ? 1e-7 : tuned_secs;
       EXPECT_EQ(rec.run_secs[0], stored_secs);
@@ -286,8 +286,10 @@ TEST_F(TuneTest, ManyLuckyRecordsAreMeasuredAgainUntilTheLeaderIsOneMeasuredAgai
     if (rec.run_secs.empty() || rec.run_secs[0] != 1e-10) continue;
     ++lucky;
     // Each lucky record: its stored sample and three measurements more (one turn, three times as
-    // many for a kernel under 0.5 ms), each in a new process, of 2 repeats.
-    EXPECT_EQ(rec.run_secs.size(), 7u) << rec.trace.dump();
+    // many for a kernel under 0.5 ms; one when a loaded machine timed the library's over 0.5 ms),
+    // each in a new process, of 2 repeats.
+    EXPECT_TRUE(rec.run_secs.size() == 7u || rec.run_secs.size() == 3u)
+        << rec.run_secs.size() << " samples: " << rec.trace.dump();
   }
   EXPECT_EQ(lucky, tuned_traces.size());
   std::vector<TuningRecord> best = db->TopK(w, target, 1);
@@ -299,10 +301,11 @@ TEST_F(TuneTest, ManyLuckyRecordsAreMeasuredAgainUntilTheLeaderIsOneMeasuredAgai
 }
 
 // Answers every candidate ok (tuned kernels 1 ms, the library's 2 ms) until StartAfresh, which the
-// re-timing calls before every turn; then a wrong result for every tuned kernel, as a kernel with a
-// race would give one run in many.
+// re-timing calls before every turn; then `status` for every tuned kernel: a wrong result, as a
+// kernel with a race would give one run in many, or a lost runner, which is not the kernel's fault.
 class WrongWhenMeasuredAgainRunner : public Runner {
  public:
+  explicit WrongWhenMeasuredAgainRunner(MeasureStatus status) : status_(status) {}
   std::vector<MeasureResult> Measure(const std::vector<MeasureCandidate>& candidates,
                                      const SlowCutoff&, const MeasureCallback& on_result) override {
     std::vector<MeasureResult> out;
@@ -310,7 +313,7 @@ class WrongWhenMeasuredAgainRunner : public Runner {
       MeasureResult r;
       const bool library = !candidates[i].library.empty();
       if (again_ && !library) {
-        r.status = MeasureStatus::kWrongResult;
+        r.status = status_;
         r.message = "outputs differ from the reference";
         r.max_abs_error = 3.5;
         r.max_rel_error = 0.5;
@@ -329,6 +332,7 @@ class WrongWhenMeasuredAgainRunner : public Runner {
   std::string Describe() const override { return "wrong-when-measured-again test double"; }
 
  private:
+  MeasureStatus status_;
   bool again_ = false;
 };
 
@@ -337,7 +341,7 @@ class WrongWhenMeasuredAgainRunner : public Runner {
 TEST_F(TuneTest, AFinalistWrongWhenMeasuredAgainBecomesAFailedRecordAndNeverRuns) {
   TuneTask task = ConvComposite();
   std::unique_ptr<Database> db = OpenDatabase((dir_ / "wrong.db").string());
-  WrongWhenMeasuredAgainRunner runner;
+  WrongWhenMeasuredAgainRunner runner(MeasureStatus::kWrongResult);
   TuneOptions o = SmallOptions(10);
   std::string lines;
   o.log = [&](const std::string& l) { lines += l + "\n"; };
@@ -374,6 +378,30 @@ TEST_F(TuneTest, AFinalistWrongWhenMeasuredAgainBecomesAFailedRecordAndNeverRuns
   for (const TuningRecord& top : db->TopK(r.tasks[0].workload, library->target, 100)) {
     EXPECT_TRUE(Offloads(top) || top.run_secs.size() == 2u) << "a record measured again is ok";
   }
+}
+
+// A runner lost when the finalists are measured again (a stop, a crashed machine: not the kernel's
+// fault) leaves every record ok, with the samples it had: the log says it.
+TEST_F(TuneTest, AFinalistWhoseRunnerIsLostWhenMeasuredAgainStaysOk) {
+  TuneTask task = ConvComposite();
+  std::unique_ptr<Database> db = OpenDatabase((dir_ / "lost.db").string());
+  WrongWhenMeasuredAgainRunner runner(MeasureStatus::kRunnerLost);
+  TuneOptions o = SmallOptions(10);
+  std::string lines;
+  o.log = [&](const std::string& l) { lines += l + "\n"; };
+  TuneResult r = Tune({task}, *db, o, runner);
+  EXPECT_NE(lines.find("failed when measured again and gets no samples from it: runner_lost"),
+            std::string::npos)
+      << lines;
+  EXPECT_EQ(lines.find("never runs"), std::string::npos) << lines;
+  for (const TuningRecord& rec : db->RecordsOf(r.tasks[0].workload)) {
+    EXPECT_EQ(rec.status, RecordStatus::kOk) << rec.error;
+    if (!Offloads(rec)) {
+      EXPECT_EQ(rec.run_secs.size(), 2u);
+    }
+  }
+  ASSERT_TRUE(r.tasks[0].best_seconds);
+  EXPECT_EQ(*r.tasks[0].best_seconds, 1e-3);  // a tuned kernel, as measured in tuning
 }
 
 // The GELU's constants are measured with their values (the composite states them): oneDNN's

@@ -144,7 +144,7 @@ class Database {
   /// error are read, the rest ignored; the status is not ok), the stored ok record with the same
   /// workload, target and trace takes that status and error and loses its samples, like a record
   /// that failed when first measured, so that no best-record query returns it again: a kernel that
-  /// once computed a wrong result, crashed or hung is not run, however fast it measured before.
+  /// once computed a wrong result or crashed is not run, however fast it measured before.
   /// All or none: UserError, nothing changed, when one is ok or not stored as an ok record.
   /// Returns how many were changed.
   virtual size_t MarkFailed(const std::vector<TuningRecord>& records) = 0;

@@ -104,13 +104,13 @@ class Measurer {
                                      const MeasureCallback& on_result = {});
   /// Measure in two steps: Build the functions once (a library candidate is not compiled), then
   /// MeasureBuilt them in the order `order` gives (indices into the batch; one result each, in
-  /// that order), as often as needed.
+  /// that order; `on_result` is told the position in `order`), as often as needed.
   BuiltBatch Build(const MeasureTask& task, const std::vector<PrimFunc>& scheduled);
   std::vector<MeasureResult> MeasureBuilt(const BuiltBatch& batch, const std::vector<size_t>& order,
                                           const SlowCutoff& cutoff = {},
                                           const MeasureCallback& on_result = {});
 
-  /// Time spent in the last Measure call, and in all of them.
+  /// Time spent in the last Measure, Build or MeasureBuilt call, and in all of them.
   const MeasureTimes& last_times() const { return last_; }
   const MeasureTimes& total_times() const { return total_; }
   Runner& runner() { return *runner_; }

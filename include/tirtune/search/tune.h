@@ -94,8 +94,9 @@ struct TuneOptions {
   /// structure (TransferRecord), e.g. GEMM 4096^3 from GEMM 1024^3. 0: none. Default 8.
   size_t transfer = 8;
   /// A task a library can run (TuneTask::library), once its share of the budget is spent: the
-  /// library's record and the best tuned ones faster than it or within 25% above it (up to two; six
-  /// more a round while one measured once leads, RetimeFinalists) are measured again this many
+  /// library's record and the best tuned ones faster than it or within 25% above it (up to two,
+  /// six for a kernel under 0.5 ms; six more a round while one measured once leads,
+  /// RetimeFinalists) are measured again this many
   /// times each (three times as many for a kernel under 0.5 ms), in turns, each turn in new runner
   /// processes (Runner::StartAfresh), and the samples join their records (Database::AddRunSecs),
   /// so that the choice between library and loops rests on several measurements, not on one lucky
