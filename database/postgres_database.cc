@@ -153,39 +153,21 @@ class PostgresDatabase : public Database {
     std::vector<int64_t> target_ids;
     target_ids.reserve(checked.size());
     for (const CheckedRecord& c : checked) target_ids.push_back(TargetId(c.record.target));
-    for (int attempt = 1;; ++attempt) {
-      try {
-        return InsertRecords(checked, target_ids);
-      } catch (const PostgresError& e) {
-        if (!e.retryable() || attempt == kMaxCommitAttempts) throw;
-      }
-    }
+    return Retried([&] { return InsertRecords(checked, target_ids); });
   }
 
   size_t AddRunSecs(const std::vector<TuningRecord>& records) override {
     std::vector<CheckedRecord> checked = CheckForAddRunSecs(records);
     if (checked.empty()) return 0;
     db_.EnsureConnected();
-    for (int attempt = 1;; ++attempt) {
-      try {
-        return UpdateRunSecs(checked);
-      } catch (const PostgresError& e) {
-        if (!e.retryable() || attempt == kMaxCommitAttempts) throw;
-      }
-    }
+    return Retried([&] { return UpdateRunSecs(checked); });
   }
 
   size_t MarkFailed(const std::vector<TuningRecord>& records) override {
     std::vector<CheckedRecord> checked = CheckForMarkFailed(records);
     if (checked.empty()) return 0;
     db_.EnsureConnected();
-    for (int attempt = 1;; ++attempt) {
-      try {
-        return UpdateFailed(checked);
-      } catch (const PostgresError& e) {
-        if (!e.retryable() || attempt == kMaxCommitAttempts) throw;
-      }
-    }
+    return Retried([&] { return UpdateFailed(checked); });
   }
 
   std::vector<TuningRecord> TopK(WorkloadId workload, std::string_view target, size_t k) override {
@@ -501,6 +483,19 @@ class PostgresDatabase : public Database {
 
   /// AddRunSecs in one transaction: each row is locked (FOR UPDATE) before its samples are read,
   /// in key order as InsertRecords does, so that two writers neither lose samples nor deadlock.
+  // `write()` (one transaction), tried again while it loses a deadlock or serialization check, up
+  // to kMaxCommitAttempts times.
+  template <typename Write>
+  static size_t Retried(const Write& write) {
+    for (int attempt = 1;; ++attempt) {
+      try {
+        return write();
+      } catch (const PostgresError& e) {
+        if (!e.retryable() || attempt == kMaxCommitAttempts) throw;
+      }
+    }
+  }
+
   // The stored ok record of `c`, its row locked for the transaction: (id, run_secs); UserError
   // naming record `index` of a batch when there is none.
   PgRows LockOkRecord(const CheckedRecord& c, size_t index) {

@@ -33,6 +33,16 @@ class TuneTest : public testing::TuneFixture {
     return r;
   }
 
+  // `task` tuned for 10 trials into `db`, measured on `runner`; the run and its log.
+  static std::pair<TuneResult, std::string> TuneOn(const TuneTask& task, Database& db,
+                                                   Runner& runner) {
+    TuneOptions o = SmallOptions(10);
+    std::string lines;
+    o.log = [&](const std::string& l) { lines += l + "\n"; };
+    TuneResult r = Tune({task}, db, o, runner);
+    return {std::move(r), std::move(lines)};
+  }
+
   // A first run of `task` (`trials`, no re-timing) into a database of its own.
   struct FirstRun {
     std::string target;
@@ -342,10 +352,7 @@ TEST_F(TuneTest, AFinalistWrongWhenMeasuredAgainBecomesAFailedRecordAndNeverRuns
   TuneTask task = ConvComposite();
   std::unique_ptr<Database> db = OpenDatabase((dir_ / "wrong.db").string());
   WrongWhenMeasuredAgainRunner runner(MeasureStatus::kWrongResult);
-  TuneOptions o = SmallOptions(10);
-  std::string lines;
-  o.log = [&](const std::string& l) { lines += l + "\n"; };
-  TuneResult r = Tune({task}, *db, o, runner);
+  auto [r, lines] = TuneOn(task, *db, runner);
   EXPECT_NE(lines.find("failed when measured again (outputs differ from the reference (max abs "
                        "error 3.5, max rel error 0.5)): its record is marked wrong_result and "
                        "never runs"),
@@ -386,10 +393,7 @@ TEST_F(TuneTest, AFinalistWhoseRunnerIsLostWhenMeasuredAgainStaysOk) {
   TuneTask task = ConvComposite();
   std::unique_ptr<Database> db = OpenDatabase((dir_ / "lost.db").string());
   WrongWhenMeasuredAgainRunner runner(MeasureStatus::kRunnerLost);
-  TuneOptions o = SmallOptions(10);
-  std::string lines;
-  o.log = [&](const std::string& l) { lines += l + "\n"; };
-  TuneResult r = Tune({task}, *db, o, runner);
+  auto [r, lines] = TuneOn(task, *db, runner);
   EXPECT_NE(lines.find("failed when measured again and gets no samples from it: runner_lost"),
             std::string::npos)
       << lines;
