@@ -249,10 +249,7 @@ std::optional<TuningRecord> RetimeFinalists(const RetimeTask& task, int rounds,
   }
   std::string why;
   if (kept->trace != fastest->trace) {
-    why = fmt::format(
-        "; a tuned kernel measured {:.4f} ms, less than {:.0f}% faster: the "
-        "library's is kept",
-        *fastest->median_secs * 1e3, kLibraryMargin * 100);
+    why = fmt::format("; kept: {}", LibraryKeptWhy(*kept, *fastest));
   }
   say(fmt::format("task '{}': best: {} ({:.4f} ms{})", task.name,
                   Offloads(*kept) ? LibraryName(task, *kept) : "a tuned kernel",

@@ -47,8 +47,8 @@ struct RetimeTask {
 /// samples; one that no longer replays is left out. `task.stop` ends the re-timing before the
 /// next turn, the round's samples unwritten. A database write refused (another tuner changed
 /// the record first) is logged. Returns the record that runs afterwards among those timed alike
-/// (KeptRecord: the library's within 3% of the best tuned one), or nullopt when nothing was
-/// measured (no library record, none close, rounds 0).
+/// (KeptRecord: the library's where the best tuned one is not 3% faster), or nullopt when nothing
+/// was measured (no library record, none close, rounds 0).
 std::optional<TuningRecord> RetimeFinalists(const RetimeTask& task, int rounds,
                                             const std::string& target, Database& db,
                                             Measurer& measurer,

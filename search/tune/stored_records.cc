@@ -4,7 +4,11 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <optional>
+#include <string>
+#include <vector>
 
 namespace tirtune {
 namespace tune_detail {
@@ -106,9 +110,36 @@ size_t AddOtherWorkloads(Database& db, const std::unordered_set<WorkloadId>& tun
 
 bool Offloads(const TuningRecord& r) { return tune_detail::OffloadInstruction(r) != nullptr; }
 
+std::optional<double> LowerQuartileOf(std::vector<double> samples) {
+  if (samples.empty()) return std::nullopt;
+  if (std::any_of(samples.begin(), samples.end(), [](double v) { return std::isnan(v); })) {
+    return std::numeric_limits<double>::quiet_NaN();
+  }
+  std::sort(samples.begin(), samples.end());
+  const double rank = 0.25 * static_cast<double>(samples.size() - 1);
+  const size_t below = static_cast<size_t>(rank);
+  const size_t above = std::min(below + 1, samples.size() - 1);
+  return samples[below] + (samples[above] - samples[below]) * (rank - static_cast<double>(below));
+}
+
 bool LibraryKept(const TuningRecord& library, const TuningRecord& tuned) {
-  return library.median_secs && tuned.median_secs &&
-         *library.median_secs <= *tuned.median_secs * (1 + kLibraryMargin);
+  if (!library.median_secs || !tuned.median_secs) return false;
+  if (*library.median_secs <= *tuned.median_secs * (1 + kLibraryMargin)) return true;
+  const std::optional<double> library_quartile = LowerQuartileOf(library.run_secs);
+  const std::optional<double> tuned_quartile = LowerQuartileOf(tuned.run_secs);
+  return library_quartile && tuned_quartile &&
+         *library_quartile <= *tuned_quartile * (1 + kLibraryMargin);
+}
+
+std::string LibraryKeptWhy(const TuningRecord& library, const TuningRecord& tuned) {
+  auto ms = [](std::optional<double> secs) {
+    return secs ? fmt::format("{:.4g}", *secs * 1e3) : "-";
+  };
+  return fmt::format(
+      "the best tuned kernel is not {:.0f}% faster at both median and lower quartile (tuned vs "
+      "library: median {} vs {} ms, lower quartile {} vs {} ms)",
+      kLibraryMargin * 100, ms(tuned.median_secs), ms(library.median_secs),
+      ms(LowerQuartileOf(tuned.run_secs)), ms(LowerQuartileOf(library.run_secs)));
 }
 
 std::optional<TuningRecord> KeptRecord(

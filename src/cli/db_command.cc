@@ -185,7 +185,7 @@ void RunBest(const BestOptions& opts, const GlobalOptions& global) {
       std::vector<TuningRecord> top = db->TopK(w.id, target, opts.k);
       if (top.empty()) continue;
       // The record `compile --offload measured` (the default) runs: the best, or a library's
-      // within 3% of it (KeptRecord).
+      // that the best does not beat by 3% (KeptRecord, LibraryKept).
       TuningRecord runs = KeptRecord(*db, w.id, target).value_or(top[0]);
       if (global.json) {
         ordered_json records = ordered_json::array();
@@ -200,10 +200,8 @@ void RunBest(const BestOptions& opts, const GlobalOptions& global) {
       PrintRecordHeader();
       for (size_t i = 0; i < top.size(); ++i) PrintRecordLine(i + 1, top[i]);
       if (runs.trace != top[0].trace) {
-        fmt::print(
-            "      compile (--offload measured) runs the library's record ({}): the best is less "
-            "than {:.0f}% faster\n",
-            FormatSeconds(runs.median_secs), kLibraryMargin * 100);
+        fmt::print("      compile (--offload measured) runs the library's record ({}): {}\n",
+                   FormatSeconds(runs.median_secs), LibraryKeptWhy(runs, top[0]));
       }
     }
   }
@@ -348,8 +346,8 @@ struct PruneOptions {
 
 void RunPrune(const PruneOptions& opts, const GlobalOptions& global) {
   std::unique_ptr<Database> db = OpenExisting(opts.db);
-  // A library's records stay too: `compile` runs one in place of a tuned record less than 3%
-  // faster (KeptRecord), and `tune` would measure the library again without them.
+  // A library's records stay too: `compile` runs one in place of a tuned record not 3% faster
+  // (KeptRecord), and `tune` would measure the library again without them.
   size_t removed = db->Prune(opts.keep, [](const TuningRecord& r) { return Offloads(r); });
   size_t left = db->Size();
   if (global.json) {
@@ -418,7 +416,7 @@ void AddDbCommand(CLI::App& app, const GlobalOptions& global) {
   CLI::App* best_cmd = db->add_subcommand(
       "best",
       "the best valid records per workload and target, and the one compile runs (a library's "
-      "within 3% of the best)");
+      "where no tuned one is 3% faster)");
   AddDbOption(best_cmd, best->db);
   best_cmd->add_option("--workload,-w", best->workload, "an id, a hash (prefix) or a spec");
   best_cmd->add_option("--target,-t", best->target, "only this target");

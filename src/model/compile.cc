@@ -146,7 +146,7 @@ std::optional<std::string> LibraryFunction(const ModelTasks& model, int task,
 }
 
 // A task built: its best record replayed (with --offload measured, a library record, also one kept
-// over a tuned record less than 3% faster: the library), or the default schedule.
+// over a tuned record not 3% faster: the library), or the default schedule.
 BuiltTask BuildTask(const ModelTasks& model, int t, const CompileModelOptions& options,
                     CompiledTask* report) {
   const graph::Task& task = model.tasks[t];
@@ -161,16 +161,13 @@ BuiltTask BuildTask(const ModelTasks& model, int t, const CompileModelOptions& o
     if (entry) {
       const std::string target = CanonicalTarget(options.target.str());
       best = options.db->TopK(entry->id, target, kCompileCandidates);
-      // The library's record first where a tuned one beats it by less than kLibraryMargin.
+      // The library's record first where no tuned one beats it by kLibraryMargin (LibraryKept).
       std::optional<TuningRecord> kept;
       if (options.offload == Offload::kMeasured && !best.empty() && !Offloads(best[0])) {
         kept = KeptRecord(*options.db, entry->id, target);
       }
       if (kept && kept->trace != best[0].trace) {
-        kept_note = fmt::format(
-            "the library's record ({:.4g} ms) over the best tuned one ({:.4g} ms), less than "
-            "{:.0f}% faster",
-            *kept->median_secs * 1e3, *best[0].median_secs * 1e3, kLibraryMargin * 100);
+        kept_note = "the library's record: " + LibraryKeptWhy(*kept, best[0]);
         std::erase_if(best, [&](const TuningRecord& r) { return r.trace == kept->trace; });
         best.insert(best.begin(), std::move(*kept));
       }

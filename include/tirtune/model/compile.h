@@ -1,6 +1,6 @@
 // Compiling a model with the best records of a tuning database: every task replays the trace of
 // its best record on the target (with --offload measured, the library's record where the best
-// tuned one is less than 3% faster: KeptRecord) (DefaultSchedule when there is none, or it no
+// tuned one is not 3% faster: KeptRecord) (DefaultSchedule when there is none, or it no
 // longer replays), is lowered and compiled to an object, and the whole is written as an artifact
 // directory (model/artifact.h) that GraphExecutor runs.
 #pragma once
@@ -30,8 +30,8 @@ struct CompiledTask {
   /// target", "none of the N best records replays (the first: ...)", "no database".
   std::string fallback_reason;
   /// For a tuned task whose best record did not replay: which record was used, and why the
-  /// better ones were passed over; for a library's record kept over a tuned one less than 3%
-  /// faster: both medians. Empty otherwise.
+  /// better ones were passed over; for a library's record kept over a tuned one not 3% faster:
+  /// both medians and lower quartiles (LibraryKeptWhy). Empty otherwise.
   std::string note;
   /// The object file, relative to the artifact directory (empty when a library runs it).
   std::string object_file;
