@@ -231,15 +231,16 @@ TEST_F(TuneTest, CloseOrFasterTunedRecordsAreMeasuredAgainWithTheLibrarysAndThei
       EXPECT_GT(*rec.median_secs, stored_secs);
     }
     EXPECT_EQ(found, 2);
-    // The task's best: the best record, or the library's when the best tuned one is less than 3%
-    // faster.
+    // The task's best: the best record, or the library's when the best tuned one is not 3%
+    // faster at both median and lower quartile (under load the library's median may be far
+    // behind while its stored 100 ns sample keeps its lower quartile low).
     std::vector<TuningRecord> best = db->TopK(w, target, 1);
     ASSERT_EQ(best.size(), 1u);
     std::optional<TuningRecord> kept = KeptRecord(*db, w, target);
     ASSERT_TRUE(kept);
     if (kept->trace != best[0].trace) {
       EXPECT_TRUE(Offloads(*kept));
-      EXPECT_LE(*kept->median_secs, *best[0].median_secs * 1.03);
+      EXPECT_TRUE(LibraryKept(*kept, best[0])) << LibraryKeptWhy(*kept, best[0]);
     }
     EXPECT_EQ(r.tasks[0].best_seconds, kept->median_secs);
     EXPECT_EQ(r.tasks[0].best_trace, kept->trace);
@@ -426,7 +427,7 @@ TEST_F(TuneTest, ALibraryKernelThatDependsOnConstantsIsMeasuredWithTheirValues) 
 }
 
 // KeptRecord: the best record, or the library's best however far down it ranks where the best
-// tuned one is less than 3% faster; with a filter, only the records it admits.
+// tuned one is not 3% faster; with a filter, only the records it admits.
 TEST_F(TuneTest, TheRecordKeptIsTheLibrarysWithinThreePercentOfTheBestTunedOne) {
   TuneTask task = ConvComposite();
   std::unique_ptr<Database> db = OpenDatabase((dir_ / "kept.db").string());
