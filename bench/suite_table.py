@@ -5,7 +5,9 @@ GFLOP/s, the record tirtune kept (a tuned kernel or a library call such as dnnl.
 before the suite recorded it have no such column), each baseline's GFLOP/s and ratio, trials and
 seconds until tirtune's best so far reached 90% of its final best, status) and the geometric
 mean of the ratios per baseline, over all workloads and over operators and subgraphs apart; then
-the whole tuning loop's trials per second and the shares of search, build and run in it.
+the rows below 1.0 against each baseline, saying whether tirtune ran the baseline's own kernel
+there (with the quartiles of the pairs' ratios) or one of its own; then the whole tuning loop's
+trials per second and the shares of search, build and run in it.
 
 Ratio: the median over the timing pairs of baseline latency / tirtune latency (> 1: tirtune is
 faster); GFLOP/s: tirtune's FLOP count of the workload over the median latency.
@@ -58,6 +60,39 @@ def loop_summary(done):
           + ", ".join(f"{k} {v / total:.0%}" for k, v in parts.items())
           + f", other (cost-model training, database, start-up) "
           f"{max(0, total - sum(parts.values())) / total:.0%}.")
+
+
+def pair_ratios(w, baseline):
+    """The per-pair ratios baseline / tirtune of a workload's timing pairs (the i-th sample of
+    each side is the i-th pair), or [] when the file has no samples."""
+    ours = w["tirtune"].get("samples_s") or []
+    theirs = w.get("baselines", {}).get(baseline, {}).get("samples_s") or []
+    return [b / t for t, b in zip(ours, theirs) if t > 0]
+
+
+def below_one(done, baselines):
+    """The rows under 1.0 against each baseline, apart by what tirtune ran: the baseline
+    library's own kernel (the same primitive on both sides, so the ratio is the spread of the
+    host: the pairs' quartiles say by how much) or a kernel of its own."""
+    for b in baselines:
+        low = [w for w in done if w.get("baselines", {}).get(b)
+               and ratio_of(w["baselines"][b], w["tirtune"]["latency_s"]) < 1.0]
+        if not low:
+            continue
+        label = KNOWN.get(b, b)
+        print(f"\nBelow 1.0 vs {label}: {len(low)} row(s).")
+        for w in low:
+            kept = w["tirtune"].get("kernel", "?")
+            r = ratio_of(w["baselines"][b], w["tirtune"]["latency_s"])
+            pairs = sorted(pair_ratios(w, b))
+            spread = ""
+            if len(pairs) >= 4:
+                q = statistics.quantiles(pairs, n=4)
+                spread = f"; its {len(pairs)} pairs' ratios {q[0]:.3f}–{q[2]:.3f} between quartiles"
+            own = kept.startswith("dnnl.") and b.startswith("onednn")
+            what = (f"runs oneDNN's own kernel ({kept})" if own
+                    else "runs a tuned kernel" if kept == "tuned" else f"runs {kept}")
+            print(f"- {w['name']}: {r:.3f}, {what}{spread}")
 
 
 def main():
@@ -150,6 +185,7 @@ def main():
     if reached:
         print(f"\nTrials to 90% of the final best: median {statistics.median(reached):g}, "
               f"max {max(reached)} over {len(reached)} workloads.")
+    below_one(done, baselines)
     loop_summary(done)
     if notes:
         print("\nFailures:\n")
