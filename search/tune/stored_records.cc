@@ -112,6 +112,7 @@ bool Offloads(const TuningRecord& r) { return tune_detail::OffloadInstruction(r)
 
 std::optional<double> LowerQuartileOf(std::vector<double> samples) {
   if (samples.empty()) return std::nullopt;
+  // NaN breaks the ordering sort relies on.
   if (std::any_of(samples.begin(), samples.end(), [](double v) { return std::isnan(v); })) {
     return std::numeric_limits<double>::quiet_NaN();
   }
@@ -125,6 +126,7 @@ std::optional<double> LowerQuartileOf(std::vector<double> samples) {
 bool LibraryKept(const TuningRecord& library, const TuningRecord& tuned) {
   if (!library.median_secs || !tuned.median_secs) return false;
   if (*library.median_secs <= *tuned.median_secs * (1 + kLibraryMargin)) return true;
+  if (*library.median_secs > *tuned.median_secs * (1 + kLibraryQuartileReach)) return false;
   const std::optional<double> library_quartile = LowerQuartileOf(library.run_secs);
   const std::optional<double> tuned_quartile = LowerQuartileOf(tuned.run_secs);
   return library_quartile && tuned_quartile &&

@@ -416,7 +416,7 @@ void AddDbCommand(CLI::App& app, const GlobalOptions& global) {
   CLI::App* best_cmd = db->add_subcommand(
       "best",
       "the best valid records per workload and target, and the one compile runs (a library's "
-      "where no tuned one is 3% faster)");
+      "where the best tuned one is not 3% faster)");
   AddDbOption(best_cmd, best->db);
   best_cmd->add_option("--workload,-w", best->workload, "an id, a hash (prefix) or a spec");
   best_cmd->add_option("--target,-t", best->target, "only this target");

@@ -395,10 +395,12 @@ void AddTuneCommand(CLI::App& app, const GlobalOptions& global) {
                   "function or --workload it can run), never, or always (the functions a library "
                   "runs, as compile --offload always will, are not tuned)")
       ->capture_default_str();
-  cmd->add_option("--library-retimes", opts->options.library_retimes,
-                  "where a library's kernel and the best tuned ones are within 25%, measure "
-                  "each again N times (3N under 0.5 ms), in turns, before the one that runs is "
-                  "kept: the library's unless a tuned one is more than 3% faster (0: not)")
+  cmd->add_option(
+         "--library-retimes", opts->options.library_retimes,
+         "where a library's kernel and the best tuned ones are within 25%, measure "
+         "each again N times (3N under 0.5 ms), in turns, before the one that runs is "
+         "kept: the library's unless the best tuned one is more than 3% faster at both the "
+         "median and the lower quartile of their samples, or 10% at the median (0: not)")
       ->capture_default_str();
   cmd->add_option("--cost-model-file", opts->cost_model_file,
                   "load the cost model from, and save it to, FILE");

@@ -161,7 +161,7 @@ BuiltTask BuildTask(const ModelTasks& model, int t, const CompileModelOptions& o
     if (entry) {
       const std::string target = CanonicalTarget(options.target.str());
       best = options.db->TopK(entry->id, target, kCompileCandidates);
-      // The library's record first where no tuned one beats it by kLibraryMargin (LibraryKept).
+      // The library's record first where the best tuned one does not beat it (LibraryKept).
       std::optional<TuningRecord> kept;
       if (options.offload == Offload::kMeasured && !best.empty() && !Offloads(best[0])) {
         kept = KeptRecord(*options.db, entry->id, target);

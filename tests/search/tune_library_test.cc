@@ -1,8 +1,8 @@
 // The tuning loop with a library that can run the task (oneDNN): its kernel measured once per
 // algorithm as a record of its own, with warm or cold weights, and its constants' values; the
 // finalists measured again in turns once the budget is spent (RetimeFinalists), until the leader
-// is one measured again; and the record that runs (KeptRecord: the library's unless a tuned one is
-// more than 3% faster).
+// is one measured again; and the record that runs (KeptRecord: the library's unless the best tuned
+// one is more than 3% faster at both median and lower quartile).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -240,7 +240,11 @@ TEST_F(TuneTest, CloseOrFasterTunedRecordsAreMeasuredAgainWithTheLibrarysAndThei
     ASSERT_TRUE(kept);
     if (kept->trace != best[0].trace) {
       EXPECT_TRUE(Offloads(*kept));
-      EXPECT_TRUE(LibraryKept(*kept, best[0])) << LibraryKeptWhy(*kept, best[0]);
+      const bool close_median = *kept->median_secs <= *best[0].median_secs * 1.03;
+      const bool close_quartile =
+          *kept->median_secs <= *best[0].median_secs * 1.10 &&
+          *LowerQuartileOf(kept->run_secs) <= *LowerQuartileOf(best[0].run_secs) * 1.03;
+      EXPECT_TRUE(close_median || close_quartile) << LibraryKeptWhy(*kept, best[0]);
     }
     EXPECT_EQ(r.tasks[0].best_seconds, kept->median_secs);
     EXPECT_EQ(r.tasks[0].best_trace, kept->trace);
@@ -496,10 +500,23 @@ TEST(LibraryKept, ATunedRecordAheadOnlyAtTheMedianDoesNotRunInTheLibrarysPlace) 
   // Ahead at the lower quartile only (its median within 3%): the library's.
   TuningRecord quick_start = record({22.0, 22.1, 22.2, 22.3, 27.0, 27.0, 29.0, 30.0, 30.4, 34.1});
   EXPECT_TRUE(LibraryKept(library, quick_start));
+  // Ahead at the median by more than 10%, whatever the quartiles: a library slow in most
+  // processes is slow where the model runs too.
+  TuningRecord bimodal = record({25.2, 25.4, 25.4, 25.5, 31.0, 32.0, 33.0, 34.0, 35.0, 36.0, 37.0});
+  ASSERT_LE(*LowerQuartileOf(bimodal.run_secs), *LowerQuartileOf(tuned.run_secs) * 1.03);
+  EXPECT_FALSE(LibraryKept(bimodal, tuned));
+  // Without samples (a record built by hand): never kept over the tuned one.
   EXPECT_FALSE(LibraryKept(TuningRecord{}, tuned));
-  EXPECT_DOUBLE_EQ(*LowerQuartileOf({4, 1, 3, 2, 5}), 2);
-  EXPECT_DOUBLE_EQ(*LowerQuartileOf({1, 2}), 1.25);
-  EXPECT_FALSE(LowerQuartileOf({}));
+}
+
+TEST(LowerQuartileOf, LinearBetweenTheTwoNearestRanks) {
+  EXPECT_FALSE(LowerQuartileOf({}).has_value());
+  EXPECT_EQ(LowerQuartileOf({3.0}), 3.0);
+  EXPECT_EQ(LowerQuartileOf({4.0, 1.0, 3.0, 2.0, 5.0}), 2.0);  // rank 1 of 0..4
+  EXPECT_EQ(LowerQuartileOf({2.0, 1.0}), 1.25);                // a quarter of the way from 1 to 2
+  EXPECT_TRUE(std::isnan(*LowerQuartileOf({1.0, std::nan(""), 2.0})));
+  // Slow samples above it do not move it.
+  EXPECT_EQ(LowerQuartileOf({1.0, 1.0, 1.0, 1.0, 90.0, 100.0, 100.0, 100.0, 100.0}), 1.0);
 }
 
 }  // namespace
