@@ -199,10 +199,10 @@ inline constexpr double kLibraryQuartileReach = 0.10;
 std::optional<double> LowerQuartileOf(std::vector<double> samples);
 /// Whether `library`, a library record, is kept over `tuned`: unless the tuned record is more
 /// than kLibraryMargin faster at its median and at its lower quartile, or more than
-/// kLibraryQuartileReach faster at its median. A runner process that
-/// runs slow puts all its samples of a kernel high (a 0.23 ms convolution measured 0.34 ms in one
-/// process of nine, 0.45 in another), so a median over a few processes says which side those
-/// processes fell on; the lower quartile, over the processes that ran well, does not. On a noisy
+/// kLibraryQuartileReach faster at its median. A runner process that runs slow puts all its
+/// samples of a kernel high (oneDNN's 0.23 ms convolution measured 0.34 ms in one process of
+/// nine, 0.43 in another), so a median over a few processes says which side those processes fell
+/// on; the lower quartile, over the processes that ran well, does not. On a noisy
 /// Zen 4 host the medians of nine processes put a tuned convolution 4.9% ahead of oneDNN's
 /// (0.2305 vs 0.2419 ms) and a tuned softmax 4.9% ahead (0.0258 vs 0.0271) where measured quietly
 /// oneDNN's was as fast or faster; their lower quartiles were 1.3% behind and 0.8% ahead.
